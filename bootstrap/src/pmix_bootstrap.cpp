@@ -1,0 +1,237 @@
+// The PMIx client bootstrap. Works under any PMIx server: xmsgrun, Open MPI's mpirun, Slurm.
+//
+// Everything about the job is read once at start-up (PMIx caches job-level data in the client,
+// so those gets are local); per-rank node ids are fetched lazily because they can be many.
+#include <xmsg/bootstrap/bootstrap.hpp>
+
+#include <pmix.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+namespace xmsg::bootstrap {
+namespace {
+
+std::string status_text(pmix_status_t rc) {
+  return std::string(PMIx_Error_string(rc)) + " (" + std::to_string(rc) + ")";
+}
+
+// Hosts store integers with different widths (pmix.md): accept any integer type.
+bool value_to_long(const pmix_value_t* v, long& out) {
+  switch (v->type) {
+    case PMIX_INT: out = v->data.integer; return true;
+    case PMIX_INT8: out = v->data.int8; return true;
+    case PMIX_INT16: out = v->data.int16; return true;
+    case PMIX_INT32: out = v->data.int32; return true;
+    case PMIX_INT64: out = static_cast<long>(v->data.int64); return true;
+    case PMIX_UINT: out = static_cast<long>(v->data.uint); return true;
+    case PMIX_UINT8: out = v->data.uint8; return true;
+    case PMIX_UINT16: out = v->data.uint16; return true;
+    case PMIX_UINT32: out = static_cast<long>(v->data.uint32); return true;
+    case PMIX_UINT64: out = static_cast<long>(v->data.uint64); return true;
+    case PMIX_SIZE: out = static_cast<long>(v->data.size); return true;
+    case PMIX_PROC_RANK: out = static_cast<long>(v->data.rank); return true;
+    default: return false;
+  }
+}
+
+std::string sanitize(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
+    if (!ok) c = '_';
+  }
+  return out;
+}
+
+class PmixBootstrap final : public Bootstrap {
+ public:
+  PmixBootstrap() {
+    pmix_status_t rc = PMIx_Init(&self_, nullptr, 0);
+    if (rc != PMIX_SUCCESS) throw BootstrapError("PMIx_Init failed: " + status_text(rc));
+    initialized_ = true;
+    PMIX_LOAD_PROCID(&job_, self_.nspace, PMIX_RANK_WILDCARD);
+
+    size_ = static_cast<int>(get_int(job_, PMIX_JOB_SIZE));
+    local_rank_ = static_cast<int>(get_int(self_, PMIX_LOCAL_RANK));
+    local_size_ = static_cast<int>(get_int(job_, PMIX_LOCAL_SIZE));
+    node_id_ = static_cast<int>(get_int(self_, PMIX_NODEID));
+    long nodes = 0;
+    num_nodes_ = try_get_int(job_, PMIX_NUM_NODES, nodes) ? static_cast<int>(nodes) : 1;
+    hostname_ = try_get_string(self_, PMIX_HOSTNAME).value_or("");
+    if (hostname_.empty()) {
+      char host[256] = {};
+      ::gethostname(host, sizeof host - 1);
+      hostname_ = host;
+    }
+    auto peers = try_get_string(job_, PMIX_LOCAL_PEERS);
+    if (!peers) throw BootstrapError("PMIx_Get(PMIX_LOCAL_PEERS) failed: the server did not provide local peers");
+    for (size_t pos = 0; pos < peers->size();) {
+      size_t end = peers->find(',', pos);
+      if (end == std::string::npos) end = peers->size();
+      local_peers_.push_back(std::stoi(peers->substr(pos, end - pos)));
+      pos = end + 1;
+    }
+    job_id_ = sanitize(self_.nspace);
+  }
+
+  ~PmixBootstrap() override {
+    try {
+      finalize();
+    } catch (...) {
+    }
+  }
+
+  int rank() const override { return static_cast<int>(self_.rank); }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
+  int node_id() const override { return node_id_; }
+  int num_nodes() const override { return num_nodes_; }
+  std::string hostname() const override { return hostname_; }
+  std::string job_id() const override { return job_id_; }
+  std::vector<int> local_peers() const override { return local_peers_; }
+
+  int node_of(int rank) const override {
+    check_rank("node_of", rank);
+    if (rank == this->rank()) return node_id_;
+    std::lock_guard lock(mutex_);
+    if (auto it = node_cache_.find(rank); it != node_cache_.end()) return it->second;
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, self_.nspace, static_cast<pmix_rank_t>(rank));
+    int node = static_cast<int>(get_int(p, PMIX_NODEID));
+    node_cache_.emplace(rank, node);
+    return node;
+  }
+
+  void put(std::string_view key, std::span<const std::byte> value) override {
+    check_key("put", key);
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    // PMIx_Put copies the bytes; the cast only satisfies the C struct's non-const pointer.
+    v.data.bo.bytes = value.empty() ? nullptr : const_cast<char*>(reinterpret_cast<const char*>(value.data()));
+    v.data.bo.size = value.size();
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, std::string(key).c_str(), &v);
+    if (rc != PMIX_SUCCESS)
+      throw BootstrapError("PMIx_Put('" + std::string(key) + "', " + std::to_string(value.size()) + " bytes) failed: " + status_text(rc));
+  }
+
+  void commit() override {
+    pmix_status_t rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) throw BootstrapError("PMIx_Commit failed: " + status_text(rc));
+  }
+
+  void fence(bool collect_data) override {
+    pmix_info_t info;
+    bool flag = collect_data;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Fence(&job_, 1, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS)
+      throw BootstrapError("PMIx_Fence failed: " + status_text(rc) +
+                           (rc == PMIX_ERR_PARTIAL_SUCCESS ? " (a peer aborted or died)" : ""));
+  }
+
+  std::vector<std::byte> get(int rank, std::string_view key) override {
+    check_rank("get", rank);
+    check_key("get", key);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, self_.nspace, static_cast<pmix_rank_t>(rank));
+    pmix_value_t* v = nullptr;
+    pmix_status_t rc = PMIx_Get(&p, std::string(key).c_str(), nullptr, 0, &v);
+    if (rc != PMIX_SUCCESS || v == nullptr)
+      throw BootstrapError("PMIx_Get(rank " + std::to_string(rank) + ", '" + std::string(key) + "') failed: " + status_text(rc));
+    std::vector<std::byte> out;
+    if (v->type == PMIX_BYTE_OBJECT) {
+      auto* b = reinterpret_cast<const std::byte*>(v->data.bo.bytes);
+      out.assign(b, b + v->data.bo.size);
+    } else if (v->type == PMIX_STRING && v->data.string) {
+      auto* b = reinterpret_cast<const std::byte*>(v->data.string);
+      out.assign(b, b + std::strlen(v->data.string));
+    } else {
+      PMIX_VALUE_RELEASE(v);
+      throw BootstrapError("PMIx_Get(rank " + std::to_string(rank) + ", '" + std::string(key) + "'): value is not a byte object");
+    }
+    PMIX_VALUE_RELEASE(v);
+    return out;
+  }
+
+  std::optional<std::string> job_value(std::string_view key) override {
+    return try_get_string(job_, std::string(key).c_str());
+  }
+
+  [[noreturn]] void abort(int code, std::string_view message) override {
+    std::string msg(message);
+    PMIx_Abort(code == 0 ? 1 : code, msg.c_str(), nullptr, 0);
+    // PMIx_Abort returns when the server could not be told; end this rank regardless.
+    std::fprintf(stderr, "xmsg: rank %d aborted: %s\n", rank(), msg.c_str());
+    std::_Exit(code == 0 ? 1 : code);
+  }
+
+  void finalize() override {
+    if (!initialized_) return;
+    initialized_ = false;
+    PMIx_Finalize(nullptr, 0);
+  }
+
+ private:
+  void check_rank(const char* op, int rank) const {
+    if (rank < 0 || rank >= size_)
+      throw BootstrapError(std::string(op) + ": rank " + std::to_string(rank) + " out of range [0, " + std::to_string(size_) + ")");
+  }
+  static void check_key(const char* op, std::string_view key) {
+    if (key.empty() || key.size() >= PMIX_MAX_KEYLEN)
+      throw BootstrapError(std::string(op) + ": key '" + std::string(key) + "' must be 1.." + std::to_string(PMIX_MAX_KEYLEN - 1) + " characters");
+  }
+
+  bool try_get_int(const pmix_proc_t& p, const char* key, long& out) const {
+    pmix_value_t* v = nullptr;
+    if (PMIx_Get(&p, key, nullptr, 0, &v) != PMIX_SUCCESS || v == nullptr) return false;
+    bool ok = value_to_long(v, out);
+    PMIX_VALUE_RELEASE(v);
+    return ok;
+  }
+  long get_int(const pmix_proc_t& p, const char* key) const {
+    long out = 0;
+    if (!try_get_int(p, key, out))
+      throw BootstrapError(std::string("PMIx_Get(") + key + ") failed for rank " +
+                           (p.rank == PMIX_RANK_WILDCARD ? std::string("*") : std::to_string(p.rank)) +
+                           ": the server did not provide it as an integer");
+    return out;
+  }
+  std::optional<std::string> try_get_string(const pmix_proc_t& p, const char* key) const {
+    pmix_info_t info;
+    bool optional = true;  // job-level data is local after init: don't ask the server for it
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
+    pmix_value_t* v = nullptr;
+    pmix_status_t rc = PMIx_Get(&p, key, &info, 1, &v);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || v == nullptr) return std::nullopt;
+    std::optional<std::string> out;
+    if (v->type == PMIX_STRING && v->data.string) out = v->data.string;
+    else if (v->type == PMIX_BYTE_OBJECT) out = std::string(v->data.bo.bytes, v->data.bo.size);
+    PMIX_VALUE_RELEASE(v);
+    return out;
+  }
+
+  pmix_proc_t self_{}, job_{};
+  bool initialized_ = false;
+  int size_ = 1, local_rank_ = 0, local_size_ = 1, node_id_ = 0, num_nodes_ = 1;
+  std::string hostname_, job_id_;
+  std::vector<int> local_peers_;
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<int, int> node_cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<Bootstrap> make_pmix_bootstrap() { return std::make_unique<PmixBootstrap>(); }
+
+}  // namespace xmsg::bootstrap
