@@ -1,0 +1,129 @@
+// The transport interface: what the runtime needs from shared memory, verbs and tcp alike.
+//
+// A transport moves opaque messages (one WireHeader + payload bytes) between world ranks and,
+// where it can, lets a receiver read a sender's exposed memory (the rendezvous capability).
+// It knows nothing of tags, communicators or matching: those belong to the runtime.
+//
+// Contract every transport keeps:
+//   * Per peer, messages are delivered in the order try_send() accepted them (MPI's
+//     non-overtaking rule rests on this: a peer is always served by exactly one transport).
+//   * try_send() copies what it needs before returning true: the caller may reuse the buffer.
+//     It returns false (never blocks, never drops) when resources are exhausted; the caller
+//     runs progress() and tries again.
+//   * progress() never blocks. It hands each arrived message to the sink; the payload span is
+//     valid only during the call.
+//   * Failures (peer died, QP error, connection reset) reach the sink via on_peer_failure with a
+//     message naming the peer and the cause; a transport never hangs on a dead peer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xmsg::bootstrap {
+class Bootstrap;
+}
+
+namespace xmsg::transport {
+
+class TransportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What a message is, to the runtime's protocols. Transports only carry it.
+enum class MessageKind : uint8_t {
+  kEager = 1,        // payload is the whole message
+  kRendezvousRts,    // payload: RendezvousDescriptor; receiver fetches the data
+  kRendezvousCts,    // receiver -> sender: ready, send the data as kRendezvousData fragments
+  kRendezvousData,   // a fragment of a rendezvous message (for transports without remote read)
+  kRendezvousFin,    // receiver -> sender: data fetched, the send buffer may be released
+  kControl,          // runtime-internal (e.g. cancel, finalize handshake)
+};
+
+// One header format for every transport. 24 bytes, so a small message fits in one cache line
+// with up to 40 bytes of payload.
+struct WireHeader {
+  uint32_t source;   // world rank of the sender
+  uint32_t context;  // communicator context id
+  int32_t tag;
+  MessageKind kind;
+  uint8_t flags;
+  uint16_t reserved;
+  uint64_t length;   // total message length in bytes (not only this fragment)
+};
+static_assert(sizeof(WireHeader) == 24);
+
+// Where a sender's exposed buffer is, as the receiving side's transport needs it.
+// shm: address in the sender's address space (read with CMA); verbs: address + rkey.
+struct MemoryHandle {
+  uint64_t address = 0;
+  uint64_t length = 0;
+  uint64_t key = 0;     // transport-specific (verbs rkey); 0 where unused
+};
+
+// Receives what progress() finds. Implemented by the runtime.
+class MessageSink {
+ public:
+  virtual ~MessageSink() = default;
+  virtual void on_message(const WireHeader& header, std::span<const std::byte> payload) = 0;
+  virtual void on_peer_failure(int peer, const std::string& reason) = 0;
+};
+
+// Completion of an asynchronous remote read.
+class ReadCompletion {
+ public:
+  virtual ~ReadCompletion() = default;
+  // ok=false carries the reason (peer died, permission refused, ...).
+  virtual void on_read_done(bool ok, const std::string& reason) = 0;
+};
+
+struct Capabilities {
+  bool remote_read = false;      // read_remote() works (CMA, RDMA READ)
+  size_t max_eager_payload = 0;  // largest payload try_send() accepts
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual Capabilities capabilities() const = 0;
+
+  // Collective over the whole job (every rank calls it, in the same order for every transport):
+  // sets up what is needed to reach `peers` (world ranks), exchanging addresses through the
+  // bootstrap's key-value store. A transport with no peers still takes part in the fences.
+  virtual void connect(std::span<const int> peers) = 0;
+
+  virtual bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) = 0;
+
+  // Runs the transport once; returns how many messages/completions it handled.
+  virtual int progress(MessageSink& sink) = 0;
+
+  // Rendezvous capability (capabilities().remote_read). expose() registers a buffer the peer
+  // may read until release(); read_remote() copies from a peer's exposed buffer into `dst` and
+  // calls `done` (possibly before returning).
+  virtual MemoryHandle expose(const void* buffer, size_t length) {
+    return {reinterpret_cast<uint64_t>(buffer), length, 0};
+  }
+  virtual void release(const MemoryHandle&) {}
+  virtual void read_remote(int peer, const MemoryHandle& source, uint64_t offset,
+                           std::span<std::byte> dst, ReadCompletion& done) {
+    (void)peer, (void)source, (void)offset, (void)dst;
+    done.on_read_done(false, std::string(name()) + " has no remote read");
+  }
+
+  // True when a blocked waiter may sleep instead of spinning (e.g. the transport has an fd or
+  // futex to wait on). Used by the progress engine when ranks outnumber cores.
+  virtual int wait_fd() const { return -1; }
+
+  // Collective teardown: after this no message arrives for this rank.
+  virtual void disconnect() = 0;
+};
+
+}  // namespace xmsg::transport
