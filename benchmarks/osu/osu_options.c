@@ -1,0 +1,207 @@
+#define _POSIX_C_SOURCE 200809L
+#include "osu_options.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Largest size accepted by -m: counts are passed to MPI as int. */
+#define OSU_MAX_SIZE ((size_t)1 << 30)
+
+static int parse_size(const char *text, size_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (text == NULL || *text == '\0' || *text == '-')
+        return -1;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v > OSU_MAX_SIZE)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_positive_int(const char *text, int allow_zero, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (text == NULL || *text == '\0')
+        return -1;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v > INT_MAX || v < (allow_zero ? 0 : 1))
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static void print_usage(const struct osu_defaults *d)
+{
+    printf("Usage: %s [options]\n", d->usage);
+    if (d->has_size)
+        printf("  -m [MIN:]MAX   message sizes from MIN to MAX bytes (default %zu:%zu)\n",
+               d->min_size, d->max_size);
+    printf("  -i ITER        timed iterations per size (default %d, %d above %d B)\n",
+           d->iterations, d->iterations_large, OSU_LARGE_MESSAGE_SIZE);
+    printf("  -x WARMUP      untimed warm-up iterations per size (default %d, %d above %d B)\n",
+           d->skip, d->skip_large, OSU_LARGE_MESSAGE_SIZE);
+    if (d->kind == OSU_PT2PT_BANDWIDTH)
+        printf("  -W WINDOW      messages in flight per iteration (default 64)\n");
+    if (d->kind == OSU_COLLECTIVE)
+        printf("  -f             also print min/max latency over ranks and the iteration count\n");
+    printf("  -h             this help\n");
+}
+
+static int bad_argument(int rank, const char *flag, const char *value, const char *expected)
+{
+    if (rank == 0)
+        fprintf(stderr, "error: option %s: invalid value '%s' (expected %s)\n", flag,
+                value ? value : "", expected);
+    return -1;
+}
+
+int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults *d,
+                      struct osu_options *o)
+{
+    o->min_size = d->min_size;
+    o->max_size = d->max_size;
+    o->iterations = d->iterations;
+    o->iterations_large = d->iterations_large;
+    o->skip = d->skip;
+    o->skip_large = d->skip_large;
+    o->window = 64;
+    o->full = 0;
+
+    /* Hand-rolled rather than getopt so that every error names the flag and its value and
+     * rank 0 alone prints it; the accepted syntax is OSU's ("-i 10" or "-i10"). */
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || arg[1] == '\0' || (arg[2] != '\0' && strchr("mixW", arg[1]) == NULL)) {
+            if (rank == 0)
+                fprintf(stderr, "error: unknown argument '%s' (try -h)\n", arg);
+            return -1;
+        }
+        char flag = arg[1];
+        if (flag == 'h') {
+            if (rank == 0)
+                print_usage(d);
+            return 1;
+        }
+        if (flag == 'f' && d->kind == OSU_COLLECTIVE) {
+            o->full = 1;
+            continue;
+        }
+        if (strchr("mixW", flag) == NULL || (flag == 'W' && d->kind != OSU_PT2PT_BANDWIDTH) ||
+            (flag == 'm' && !d->has_size)) {
+            if (rank == 0)
+                fprintf(stderr, "error: unknown option '%s' for %s (try -h)\n", arg, d->usage);
+            return -1;
+        }
+        const char *value = arg[2] != '\0' ? arg + 2 : (i + 1 < argc ? argv[++i] : NULL);
+        char name[3] = {'-', flag, '\0'};
+        if (value == NULL)
+            return bad_argument(rank, name, "", "a value");
+        switch (flag) {
+        case 'm': {
+            char buf[64];
+            if (strlen(value) >= sizeof buf)
+                return bad_argument(rank, name, value, "[MIN:]MAX in bytes");
+            strcpy(buf, value);
+            char *colon = strchr(buf, ':');
+            size_t lo = d->min_size, hi = 0;
+            if (colon != NULL) {
+                *colon = '\0';
+                if (parse_size(buf, &lo) != 0 || parse_size(colon + 1, &hi) != 0)
+                    return bad_argument(rank, name, value, "[MIN:]MAX in bytes, MAX <= 1 GiB");
+            } else if (parse_size(buf, &hi) != 0) {
+                return bad_argument(rank, name, value, "[MIN:]MAX in bytes, MAX <= 1 GiB");
+            }
+            if (lo < d->min_size)
+                lo = d->min_size; /* e.g. allreduce cannot reduce less than one element */
+            if (hi < lo)
+                return bad_argument(rank, name, value, "MIN <= MAX");
+            o->min_size = lo;
+            o->max_size = hi;
+            break;
+        }
+        case 'i': {
+            int n;
+            if (parse_positive_int(value, 0, &n) != 0)
+                return bad_argument(rank, name, value, "a positive integer");
+            /* As in OSU: -i sets the count for small and large messages alike. */
+            o->iterations = o->iterations_large = n;
+            break;
+        }
+        case 'x': {
+            int n;
+            if (parse_positive_int(value, 1, &n) != 0)
+                return bad_argument(rank, name, value, "a non-negative integer");
+            o->skip = o->skip_large = n;
+            break;
+        }
+        case 'W': {
+            int n;
+            if (parse_positive_int(value, 0, &n) != 0 || n > 65536)
+                return bad_argument(rank, name, value, "an integer in 1..65536");
+            o->window = n;
+            break;
+        }
+        }
+    }
+    return 0;
+}
+
+size_t osu_next_size(size_t size) { return size == 0 ? 1 : size * 2; }
+
+int osu_iterations(const struct osu_options *o, size_t size)
+{
+    return size > OSU_LARGE_MESSAGE_SIZE ? o->iterations_large : o->iterations;
+}
+
+int osu_skip(const struct osu_options *o, size_t size)
+{
+    return size > OSU_LARGE_MESSAGE_SIZE ? o->skip_large : o->skip;
+}
+
+void osu_print_header(const struct osu_defaults *d, const struct osu_options *o, int nprocs)
+{
+    printf("# OSU-style MPI %s (xmsg benchmarks, %d processes)\n", d->title, nprocs);
+    switch (d->kind) {
+    case OSU_PT2PT_LATENCY:
+        printf("%-10s%*s\n", "# Size", OSU_FIELD_WIDTH, "Latency (us)");
+        break;
+    case OSU_PT2PT_BANDWIDTH:
+        printf("%-10s%*s\n", "# Size", OSU_FIELD_WIDTH, "Bandwidth (MB/s)");
+        break;
+    case OSU_COLLECTIVE:
+        if (o->full)
+            printf("%-10s%*s%*s%*s%*s\n", "# Size", OSU_FIELD_WIDTH, "Avg Latency(us)",
+                   OSU_FIELD_WIDTH, "Min Latency(us)", OSU_FIELD_WIDTH, "Max Latency(us)", 12,
+                   "Iterations");
+        else
+            printf("%-10s%*s\n", "# Size", OSU_FIELD_WIDTH, "Avg Latency(us)");
+        break;
+    }
+    fflush(stdout);
+}
+
+void osu_print_value(size_t size, double value)
+{
+    printf("%-10zu%*.*f\n", size, OSU_FIELD_WIDTH, OSU_FLOAT_PRECISION, value);
+    fflush(stdout);
+}
+
+void *osu_alloc_touched(size_t bytes, int fill)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    void *p = NULL;
+    if (bytes == 0)
+        bytes = 1;
+    if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes) != 0)
+        return NULL;
+    memset(p, fill, bytes);
+    return p;
+}

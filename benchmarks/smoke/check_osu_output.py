@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""Runs one OSU-style benchmark and checks its output shape (bench-smoke ctest).
+
+usage: check_osu_output.py --bench NAME [--timeout S] -- LAUNCHER... BINARY [ARGS...]
+
+Passes when the command exits 0 and prints a '#' title line, the column header of NAME, and
+exactly one numeric row per message size implied by the -m option (or the benchmark default).
+It asserts nothing about speed.
+"""
+import argparse
+import math
+import os
+import signal
+import subprocess
+import sys
+
+HEADERS = {
+    "latency": "Latency (us)",
+    "bw": "Bandwidth (MB/s)",
+    "bibw": "Bandwidth (MB/s)",
+    "barrier": "Avg Latency(us)",
+    "bcast": "Avg Latency(us)",
+    "allreduce": "Avg Latency(us)",
+    "alltoall": "Avg Latency(us)",
+}
+MIN_SIZE = {"latency": 0, "bw": 1, "bibw": 1, "bcast": 1, "allreduce": 4, "alltoall": 1}
+
+
+def expected_sizes(bench, command):
+    if bench == "barrier":
+        return [0]
+    if "-m" not in command:
+        sys.exit("check_osu_output: give the benchmark an explicit -m so the sizes are known")
+    spec = command[command.index("-m") + 1]
+    lo, hi = (spec.split(":") if ":" in spec else (MIN_SIZE[bench], spec))
+    lo, hi = max(int(lo), MIN_SIZE[bench]), int(hi)
+    sizes = []
+    size = lo
+    while size <= hi:
+        sizes.append(size)
+        size = 1 if size == 0 else size * 2
+    return sizes
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bench", required=True, choices=sorted(HEADERS))
+    parser.add_argument("--timeout", type=float, default=90)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("missing the command to run after --")
+
+    # Own session so a hung job can be ended as a whole without touching anything else.
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        print(out, err, sep="\n")
+        sys.exit(f"FAIL: timed out after {args.timeout} s: {' '.join(command)}")
+    print(out, end="")
+    print(err, end="", file=sys.stderr)
+    if proc.returncode != 0:
+        sys.exit(f"FAIL: exit status {proc.returncode}: {' '.join(command)}")
+
+    lines = [l for l in out.splitlines() if l.strip()]
+    comments = [l for l in lines if l.startswith("#")]
+    rows = [l for l in lines if not l.startswith("#")]
+    if not any(HEADERS[args.bench] in l and l.startswith("# Size") for l in comments):
+        sys.exit(f"FAIL: no '# Size ... {HEADERS[args.bench]}' header line")
+    if len(comments) < 2:
+        sys.exit("FAIL: expected a title line and a column header")
+    got = []
+    for row in rows:
+        fields = row.split()
+        try:
+            size, value = int(fields[0]), float(fields[1])
+        except (ValueError, IndexError):
+            sys.exit(f"FAIL: row is not '<size> <value>': {row!r}")
+        if not math.isfinite(value) or value < 0 or (args.bench in ("bw", "bibw") and value <= 0):
+            sys.exit(f"FAIL: implausible value in row {row!r}")
+        got.append(size)
+    want = expected_sizes(args.bench, command)
+    if got != want:
+        sys.exit(f"FAIL: sizes {got}, expected {want}")
+    print(f"OK: {args.bench}: {len(got)} rows")
+
+
+if __name__ == "__main__":
+    main()
