@@ -1,0 +1,74 @@
+#include "Binding.hpp"
+
+#include <hwloc.h>
+#include <hwloc/glibc-sched.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace xmsg::launcher {
+
+namespace {
+
+class Topology {
+ public:
+  Topology() {
+    if (hwloc_topology_init(&topo_) != 0) throw std::runtime_error("hwloc_topology_init failed");
+    // Only cores, PUs and NUMA nodes matter here; skipping caches and I/O keeps startup fast.
+    hwloc_topology_set_io_types_filter(topo_, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_cache_types_filter(topo_, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_icache_types_filter(topo_, HWLOC_TYPE_FILTER_KEEP_NONE);
+    if (hwloc_topology_load(topo_) != 0) {
+      hwloc_topology_destroy(topo_);
+      throw std::runtime_error("hwloc_topology_load failed");
+    }
+  }
+  ~Topology() { hwloc_topology_destroy(topo_); }
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+  hwloc_topology_t get() const { return topo_; }
+
+ private:
+  hwloc_topology_t topo_{};
+};
+
+std::string cpu_list(hwloc_const_bitmap_t set) {
+  char* s = nullptr;
+  hwloc_bitmap_list_asprintf(&s, set);
+  std::string out = s ? s : "?";
+  std::free(s);
+  return out;
+}
+
+}  // namespace
+
+void compute_bindings(JobPlan& plan) {
+  BindTo mode = plan.options.bind_to;
+  plan.bindings.assign(static_cast<size_t>(plan.nranks()), RankBinding{});
+  for (auto& b : plan.bindings) b.description = "not bound";
+  if (mode == BindTo::None) return;
+
+  Topology topo;
+  hwloc_obj_type_t type = mode == BindTo::Numa ? HWLOC_OBJ_NUMANODE : HWLOC_OBJ_CORE;
+  int nobjs = hwloc_get_nbobjs_by_type(topo.get(), type);
+  if (nobjs <= 0 && type == HWLOC_OBJ_CORE) {
+    type = HWLOC_OBJ_PU;  // some virtual machines expose PUs without cores
+    nobjs = hwloc_get_nbobjs_by_type(topo.get(), type);
+  }
+  if (nobjs <= 0) return;
+  if (mode == BindTo::Auto && plan.nranks() > nobjs) return;
+
+  const char* what = type == HWLOC_OBJ_NUMANODE ? "numa" : "core";
+  for (int r = 0; r < plan.nranks(); ++r) {
+    hwloc_obj_t obj = hwloc_get_obj_by_type(topo.get(), type, static_cast<unsigned>(r % nobjs));
+    if (!obj || !obj->cpuset) continue;
+    auto& b = plan.bindings[static_cast<size_t>(r)];
+    CPU_ZERO(&b.cpus);
+    hwloc_cpuset_to_glibc_sched_affinity(topo.get(), obj->cpuset, &b.cpus, sizeof b.cpus);
+    b.bound = true;
+    b.description = std::string(what) + " " + std::to_string(obj->logical_index) + " (cpus " +
+                    cpu_list(obj->cpuset) + ")";
+  }
+}
+
+}  // namespace xmsg::launcher

@@ -1,0 +1,16 @@
+// CPU binding of ranks, decided once with hwloc in the coordinator and applied by each rank's
+// child process with sched_setaffinity before exec (hwloc is not async-signal-safe after fork).
+#pragma once
+
+#include "JobPlan.hpp"
+
+#include <string>
+
+namespace xmsg::launcher {
+
+// Fills plan.bindings. --bind-to auto means core while ranks <= cores (all virtual nodes share
+// this machine, so the count is over the whole job), none otherwise. Throws std::runtime_error
+// when hwloc fails.
+void compute_bindings(JobPlan& plan);
+
+}  // namespace xmsg::launcher

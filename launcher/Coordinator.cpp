@@ -1,0 +1,565 @@
+#include "Coordinator.hpp"
+
+#include "Channel.hpp"
+#include "Cleanup.hpp"
+#include "NodeServer.hpp"
+
+#include <pmix_common.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace xmsg::launcher {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr int kFailureGraceMs = 250;   // a failed job: SIGTERM, then SIGKILL this much later
+constexpr int kSignalGraceMs = 2000;   // a forwarded SIGINT/SIGTERM: time ranks get to exit
+constexpr int kDrainMs = 200;          // output still arriving after the last rank exited
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && errno == EAGAIN) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 100);
+    } else {
+      return;  // reader gone: output is dropped, the job goes on
+    }
+  }
+}
+
+void say(const std::string& line) { write_all(2, "xmsgrun: " + line + "\n"); }
+
+struct OutputStream {
+  int rank;
+  int fd;       // read end, -1 after EOF
+  int dest;     // 1 or 2
+  std::string partial;
+};
+
+struct NodeProcess {
+  pid_t pid = -1;
+  Channel channel;
+  bool exited = false;
+};
+
+struct FenceRound {
+  std::set<int> arrived;
+  std::map<int, uint64_t> local_ids;  // node -> its id
+  std::map<int, std::string> blobs;   // node -> contribution (node order = concatenation order)
+  pmix_status_t status = PMIX_SUCCESS;
+};
+
+struct DmodexRoute {
+  int node;
+  uint64_t id;
+};
+
+class Coordinator {
+ public:
+  explicit Coordinator(JobPlan plan) : plan_(std::move(plan)) {}
+  int run();
+
+ private:
+  bool start();
+  void loop();
+  void shutdown();
+  void handle_output(OutputStream& s);
+  void emit_lines(OutputStream& s, bool at_eof);
+  void handle_node_message(int node, Msg type, const std::string& payload);
+  void handle_fence(int node, uint64_t id, const std::string& participants, pmix_status_t status,
+                    std::string blob);
+  void handle_signals();
+  void node_gone(int node, int wait_status);
+  void rank_exited(int rank, pid_t pid, int status);
+  void fail(int code, const std::string& message, int grace_ms);
+  void send_all(const std::string& frame);
+  std::set<int> nodes_of(const std::string& participants) const;
+  std::optional<Clock::time_point> next_deadline() const;
+
+  JobPlan plan_;
+  std::vector<NodeProcess> nodes_;
+  std::vector<OutputStream> outputs_;
+  int signal_fd_ = -1;
+  int ranks_done_ = 0;
+  std::vector<bool> rank_done_;
+  bool ending_ = false;
+  int exit_code_ = 0;
+  std::optional<Clock::time_point> timeout_at_;
+  std::optional<Clock::time_point> force_kill_at_;  // after a forwarded signal
+  std::map<std::string, std::deque<FenceRound>> fences_;
+  std::map<uint64_t, DmodexRoute> routes_;
+  uint64_t next_route_ = 1;
+};
+
+int Coordinator::run() {
+  if (!start()) {
+    shutdown();
+    return exit_code_;
+  }
+  loop();
+  shutdown();
+  return exit_code_;
+}
+
+bool Coordinator::start() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+  ::sigprocmask(SIG_BLOCK, &set, nullptr);
+  signal_fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  rank_done_.assign(static_cast<size_t>(plan_.nranks()), false);
+  if (::mkdir(plan_.base_dir.c_str(), 0700) != 0) {
+    say("cannot create " + plan_.base_dir + ": " + std::strerror(errno));
+    exit_code_ = 1;
+    return false;
+  }
+
+  std::vector<RankPipes> pipes(static_cast<size_t>(plan_.nranks()));
+  for (int r = 0; r < plan_.nranks(); ++r) {
+    int o[2], e[2];
+    if (::pipe2(o, O_CLOEXEC) != 0 || ::pipe2(e, O_CLOEXEC) != 0) {
+      say(std::string("cannot create output pipes: ") + std::strerror(errno));
+      exit_code_ = 1;
+      return false;
+    }
+    pipes[static_cast<size_t>(r)] = {o[1], e[1]};
+    outputs_.push_back({r, o[0], 1, {}});
+    outputs_.push_back({r, e[0], 2, {}});
+  }
+
+  std::vector<int> node_side(static_cast<size_t>(plan_.nnodes()), -1);
+  nodes_.resize(static_cast<size_t>(plan_.nnodes()));
+  for (int k = 0; k < plan_.nnodes(); ++k) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      say(std::string("socketpair failed: ") + std::strerror(errno));
+      exit_code_ = 1;
+      return false;
+    }
+    nodes_[static_cast<size_t>(k)].channel = Channel(sv[0]);
+    node_side[static_cast<size_t>(k)] = sv[1];
+  }
+
+  for (int k = 0; k < plan_.nnodes(); ++k) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      // Keep only this node's socket and its ranks' write ends; a stray copy of another
+      // node's descriptor would hide that node's end-of-file from the coordinator.
+      for (auto& n : nodes_) n.channel.close();
+      for (auto& s : outputs_) ::close(s.fd);
+      for (int j = 0; j < plan_.nnodes(); ++j)
+        if (j != k) ::close(node_side[static_cast<size_t>(j)]);
+      for (int r = 0; r < plan_.nranks(); ++r)
+        if (plan_.node_of(r) != k) {
+          ::close(pipes[static_cast<size_t>(r)].out);
+          ::close(pipes[static_cast<size_t>(r)].err);
+        }
+      ::close(signal_fd_);
+      run_node_server(plan_, k, node_side[static_cast<size_t>(k)], pipes);
+    }
+    if (pid < 0) {
+      say(std::string("fork failed: ") + std::strerror(errno));
+      exit_code_ = 1;
+      return false;
+    }
+    nodes_[static_cast<size_t>(k)].pid = pid;
+  }
+  for (int fd : node_side) ::close(fd);
+  for (auto& p : pipes) {
+    ::close(p.out);
+    ::close(p.err);
+  }
+  for (auto& s : outputs_) ::fcntl(s.fd, F_SETFL, ::fcntl(s.fd, F_GETFL) | O_NONBLOCK);
+
+  if (plan_.options.report_bindings)
+    for (int r = 0; r < plan_.nranks(); ++r) {
+      int k = plan_.node_of(r);
+      say("rank " + std::to_string(r) + " on node " + std::to_string(k) + " (" +
+          plan_.hostnames[k] + "): " +
+          (plan_.bindings[static_cast<size_t>(r)].bound
+               ? "bound to " + plan_.bindings[static_cast<size_t>(r)].description
+               : std::string("not bound")));
+    }
+  if (plan_.options.timeout_seconds > 0)
+    timeout_at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(plan_.options.timeout_seconds));
+  return true;
+}
+
+std::optional<Clock::time_point> Coordinator::next_deadline() const {
+  std::optional<Clock::time_point> d;
+  for (const auto& t : {timeout_at_, force_kill_at_})
+    if (t && (!d || *t < *d)) d = t;
+  return d;
+}
+
+void Coordinator::loop() {
+  std::optional<Clock::time_point> drain_until;
+  for (;;) {
+    bool all_nodes_gone = true;
+    for (auto& n : nodes_) all_nodes_gone &= n.exited;
+    if (ranks_done_ == plan_.nranks() || all_nodes_gone) {
+      bool outputs_open = false;
+      for (auto& s : outputs_) outputs_open |= s.fd >= 0;
+      if (!outputs_open) return;
+      if (!drain_until) drain_until = Clock::now() + milliseconds(kDrainMs);
+      if (Clock::now() >= *drain_until) return;
+    }
+
+    std::vector<pollfd> fds;
+    fds.push_back({signal_fd_, POLLIN, 0});
+    for (auto& n : nodes_)
+      fds.push_back({n.channel.fd(), static_cast<short>(n.channel.open() ? (POLLIN | (n.channel.wants_write() ? POLLOUT : 0)) : 0), 0});
+    for (auto& s : outputs_) fds.push_back({s.fd, POLLIN, 0});
+
+    auto deadline = next_deadline();
+    if (drain_until && (!deadline || *drain_until < *deadline)) deadline = drain_until;
+    int timeout = -1;
+    if (deadline)
+      timeout = static_cast<int>(std::max<long>(
+          0, std::chrono::duration_cast<milliseconds>(*deadline - Clock::now()).count() + 1));
+    int n = ::poll(fds.data(), fds.size(), timeout);
+    if (n < 0 && errno != EINTR) {
+      say(std::string("poll failed: ") + std::strerror(errno));
+      fail(1, "", 0);
+      return;
+    }
+
+    size_t i = 1;
+    for (size_t k = 0; k < nodes_.size(); ++k, ++i) {
+      auto& node = nodes_[k];
+      if (!node.channel.open() || !fds[i].revents) continue;
+      if (fds[i].revents & POLLOUT) node.channel.flush();
+      if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+        bool open = node.channel.read_available();
+        Msg type;
+        std::string payload;
+        while (node.channel.next(type, payload)) handle_node_message(static_cast<int>(k), type, payload);
+        if (!open) node.channel.close();
+      }
+    }
+    for (auto& s : outputs_) {
+      if (fds[i].revents && s.fd >= 0) handle_output(s);
+      ++i;
+    }
+    if (fds[0].revents) handle_signals();
+
+    auto now = Clock::now();
+    if (timeout_at_ && now >= *timeout_at_) {
+      timeout_at_.reset();
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", plan_.options.timeout_seconds);
+      fail(124, std::string("job timed out after ") + buf + " s (--timeout); ending it", kFailureGraceMs);
+    }
+    if (force_kill_at_ && now >= *force_kill_at_) {
+      force_kill_at_.reset();
+      send_all(MessageWriter(Msg::Terminate).put_i32(0).take());
+    }
+  }
+}
+
+void Coordinator::handle_output(OutputStream& s) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(s.fd, buf, sizeof buf);
+    if (n > 0) {
+      s.partial.append(buf, static_cast<size_t>(n));
+      if (static_cast<size_t>(n) < sizeof buf) break;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    ::close(s.fd);
+    s.fd = -1;
+    emit_lines(s, true);
+    return;
+  }
+  emit_lines(s, false);
+}
+
+void Coordinator::emit_lines(OutputStream& s, bool at_eof) {
+  // Only whole lines leave, each batch in one write(): lines of different ranks never mix.
+  size_t end = s.partial.rfind('\n');
+  if (at_eof && !s.partial.empty() && (end == std::string::npos || end + 1 < s.partial.size())) {
+    s.partial += '\n';
+    end = s.partial.size() - 1;
+  }
+  if (end == std::string::npos) return;
+  std::string out;
+  if (plan_.options.tag_output) {
+    std::string tag = "[" + std::to_string(s.rank) + "] ";
+    size_t pos = 0;
+    while (pos <= end) {
+      size_t nl = s.partial.find('\n', pos);
+      out += tag;
+      out.append(s.partial, pos, nl - pos + 1);
+      pos = nl + 1;
+    }
+  } else {
+    out.assign(s.partial, 0, end + 1);
+  }
+  s.partial.erase(0, end + 1);
+  write_all(s.dest, out);
+}
+
+std::set<int> Coordinator::nodes_of(const std::string& participants) const {
+  std::set<int> out;
+  if (participants.find('*') != std::string::npos) {
+    for (int k = 0; k < plan_.nnodes(); ++k) out.insert(k);
+    return out;
+  }
+  size_t pos = 0;
+  while (pos < participants.size()) {
+    size_t comma = participants.find(',', pos);
+    if (comma == std::string::npos) comma = participants.size();
+    int rank = std::stoi(participants.substr(pos, comma - pos));
+    int node = plan_.node_of(rank);
+    if (node >= 0) out.insert(node);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+void Coordinator::handle_fence(int node, uint64_t id, const std::string& participants,
+                               pmix_status_t status, std::string blob) {
+  // Fences over the same participants complete in order: a node's n-th contribution joins the
+  // n-th round.
+  auto& rounds = fences_[participants];
+  FenceRound* round = nullptr;
+  for (auto& r : rounds)
+    if (!r.arrived.count(node)) {
+      round = &r;
+      break;
+    }
+  if (!round) round = &rounds.emplace_back();
+  round->arrived.insert(node);
+  round->local_ids[node] = id;
+  round->blobs[node] = std::move(blob);
+  if (status != PMIX_SUCCESS && round->status == PMIX_SUCCESS) round->status = status;
+
+  if (round->arrived != nodes_of(participants)) return;
+  std::string all;
+  for (auto& [k, b] : round->blobs) all += b;
+  for (auto& [k, local_id] : round->local_ids)
+    nodes_[static_cast<size_t>(k)].channel.send(
+        MessageWriter(Msg::FenceDone).put_u64(local_id).put_i32(round->status).put_str(all).take());
+  for (auto it = rounds.begin(); it != rounds.end(); ++it)
+    if (&*it == round) {
+      rounds.erase(it);
+      break;
+    }
+}
+
+void Coordinator::handle_node_message(int node, Msg type, const std::string& payload) {
+  MessageReader in(payload);
+  switch (type) {
+    case Msg::RankExit: {
+      int rank = in.i32();
+      pid_t pid = in.i32();
+      int status = in.i32();
+      rank_exited(rank, pid, status);
+      break;
+    }
+    case Msg::RankAbort: {
+      int rank = in.i32();
+      pid_t pid = in.i32();
+      int status = in.i32();
+      std::string msg = in.str();
+      fail(status != 0 ? status : 1,
+           "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) +
+               ") called abort with status " + std::to_string(status) + ": " + msg,
+           kFailureGraceMs);
+      break;
+    }
+    case Msg::FenceEnter: {
+      uint64_t id = in.u64();
+      std::string participants = in.str();
+      pmix_status_t status = in.i32();
+      std::string blob = in.str();
+      handle_fence(node, id, participants, status, std::move(blob));
+      break;
+    }
+    case Msg::DmodexAsk: {
+      uint64_t id = in.u64();
+      int rank = in.i32();
+      int owner = plan_.node_of(rank);
+      auto& asker = nodes_[static_cast<size_t>(node)].channel;
+      if (owner < 0 || !nodes_[static_cast<size_t>(owner)].channel.open() ||
+          rank_done_[static_cast<size_t>(rank)]) {
+        asker.send(MessageWriter(Msg::DmodexAnswer).put_u64(id).put_i32(PMIX_ERR_NOT_FOUND).put_str("").take());
+        break;
+      }
+      uint64_t route = next_route_++;
+      routes_[route] = {node, id};
+      nodes_[static_cast<size_t>(owner)].channel.send(
+          MessageWriter(Msg::DmodexAsk).put_u64(route).put_i32(rank).take());
+      break;
+    }
+    case Msg::DmodexAnswer: {
+      uint64_t route = in.u64();
+      pmix_status_t status = in.i32();
+      std::string blob = in.str();
+      auto it = routes_.find(route);
+      if (it == routes_.end()) break;
+      DmodexRoute r = it->second;
+      routes_.erase(it);
+      nodes_[static_cast<size_t>(r.node)].channel.send(
+          MessageWriter(Msg::DmodexAnswer).put_u64(r.id).put_i32(status).put_str(blob).take());
+      break;
+    }
+    case Msg::NodeFailed: fail(1, in.str(), 0); break;
+    default: break;
+  }
+}
+
+void Coordinator::rank_exited(int rank, pid_t pid, int status) {
+  if (rank < 0 || rank >= plan_.nranks() || rank_done_[static_cast<size_t>(rank)]) return;
+  rank_done_[static_cast<size_t>(rank)] = true;
+  ++ranks_done_;
+  std::string who = "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ")";
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    fail(128 + sig,
+         who + " killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")",
+         kFailureGraceMs);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    fail(WEXITSTATUS(status), who + " exited with status " + std::to_string(WEXITSTATUS(status)),
+         kFailureGraceMs);
+  }
+}
+
+void Coordinator::fail(int code, const std::string& message, int grace_ms) {
+  // Only the first cause of an ending is reported; what follows is its consequence.
+  if (ending_) return;
+  ending_ = true;
+  exit_code_ = code;
+  if (!message.empty()) say(message);
+  send_all(MessageWriter(Msg::Terminate).put_i32(grace_ms).take());
+}
+
+void Coordinator::send_all(const std::string& frame) {
+  for (auto& n : nodes_)
+    if (n.channel.open()) n.channel.send(frame);
+}
+
+void Coordinator::handle_signals() {
+  signalfd_siginfo si;
+  while (::read(signal_fd_, &si, sizeof si) == sizeof si) {
+    int sig = static_cast<int>(si.ssi_signo);
+    if (sig == SIGCHLD) continue;
+    if (ending_) {
+      // A second interrupt: no more grace.
+      send_all(MessageWriter(Msg::Terminate).put_i32(0).take());
+      continue;
+    }
+    ending_ = true;
+    exit_code_ = 128 + sig;
+    say(std::string("received signal ") + std::to_string(sig) + " (" + ::strsignal(sig) +
+        "), forwarding it to the ranks");
+    send_all(MessageWriter(Msg::Signal).put_i32(sig).take());
+    force_kill_at_ = Clock::now() + milliseconds(kSignalGraceMs);
+  }
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) break;
+    for (size_t k = 0; k < nodes_.size(); ++k)
+      if (nodes_[k].pid == pid) node_gone(static_cast<int>(k), status);
+  }
+}
+
+void Coordinator::node_gone(int node, int wait_status) {
+  auto& n = nodes_[static_cast<size_t>(node)];
+  n.exited = true;
+  // Drain what it said before dying (its ranks' exits, an abort).
+  if (n.channel.open()) {
+    bool open = n.channel.read_available();
+    Msg type;
+    std::string payload;
+    while (n.channel.next(type, payload)) handle_node_message(node, type, payload);
+    (void)open;
+    n.channel.close();
+  }
+  bool lost_ranks = false;
+  for (int r = plan_.first_rank[node]; r < plan_.first_rank[node + 1]; ++r)
+    if (!rank_done_[static_cast<size_t>(r)]) {
+      rank_done_[static_cast<size_t>(r)] = true;  // they die with their server (death signal)
+      ++ranks_done_;
+      lost_ranks = true;
+    }
+  if (lost_ranks) {
+    std::string how = WIFSIGNALED(wait_status)
+                          ? std::string("killed by signal ") + std::to_string(WTERMSIG(wait_status))
+                          : "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+    fail(1, "node server " + std::to_string(node) + " (pid " + std::to_string(n.pid) + ") " + how,
+         kFailureGraceMs);
+  }
+}
+
+void Coordinator::shutdown() {
+  for (auto& n : nodes_) {
+    if (n.pid <= 0 || n.exited) continue;
+    n.channel.send(MessageWriter(Msg::Shutdown).take());
+    n.channel.drain_blocking();
+  }
+  // Node servers clean up their own directories; give them a bounded time, then make sure.
+  auto deadline = Clock::now() + milliseconds(3000);
+  for (auto& n : nodes_) {
+    if (n.pid <= 0 || n.exited) continue;
+    for (;;) {
+      int status;
+      pid_t r = ::waitpid(n.pid, &status, WNOHANG);
+      if (r == n.pid || r < 0) break;
+      if (Clock::now() >= deadline) {
+        ::kill(n.pid, SIGKILL);
+        ::waitpid(n.pid, &status, 0);
+        break;
+      }
+      pollfd p{signal_fd_, POLLIN, 0};
+      ::poll(&p, 1, 10);
+      signalfd_siginfo si;
+      while (::read(signal_fd_, &si, sizeof si) == sizeof si) {
+      }
+    }
+    n.exited = true;
+  }
+  remove_tree(plan_.base_dir);
+  remove_job_shm(plan_.job_id);
+}
+
+}  // namespace
+
+int run_job(JobPlan plan) {
+  Coordinator c(std::move(plan));
+  return c.run();
+}
+
+}  // namespace xmsg::launcher

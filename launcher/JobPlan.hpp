@@ -1,0 +1,46 @@
+// Everything the coordinator decides before forking the node servers: identity of the job,
+// which rank lives on which virtual node, where files go, and each rank's CPU binding.
+// Node servers are forked from the coordinator, so they simply inherit this object.
+#pragma once
+
+#include "Options.hpp"
+
+#include <sched.h>
+
+#include <string>
+#include <vector>
+
+namespace xmsg::launcher {
+
+struct RankBinding {
+  bool bound = false;
+  cpu_set_t cpus{};
+  std::string description;  // "core 1 (cpus 1)", "numa 0 (cpus 0-1)", "not bound"
+};
+
+struct JobPlan {
+  Options options;
+  std::string nspace;     // PMIx namespace, file-name safe: xmsg.<pid>.<8 hex>
+  std::string job_id;     // what Bootstrap::job_id() returns for this job
+  std::string secret;     // 128-bit random, 32 hex chars, published as "xmsg.job_secret"
+  std::string base_dir;   // private 0700 directory holding every node's files
+  std::vector<std::string> hostnames;  // per node
+  std::vector<int> first_rank;         // per node, plus one past the end
+  std::vector<RankBinding> bindings;   // per rank (empty descriptions when not bound)
+
+  int nranks() const { return options.nranks; }
+  int nnodes() const { return options.nnodes; }
+  int node_of(int rank) const;
+  std::string node_dir(int node) const { return base_dir + "/n" + std::to_string(node); }
+  std::string job_tmpdir(int node) const { return node_dir(node) + "/job"; }
+  std::string pmix_tmpdir(int node) const { return node_dir(node) + "/pmix"; }
+};
+
+// Builds the plan (random identity, block-wise rank split, hostnames). Bindings are filled
+// separately by compute_bindings().
+JobPlan make_plan(const Options& options);
+
+// Replaces characters outside [A-Za-z0-9_.-] by '_', as the bootstrap does for job_id().
+std::string file_name_safe(const std::string& s);
+
+}  // namespace xmsg::launcher

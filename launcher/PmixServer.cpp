@@ -1,0 +1,251 @@
+#include "PmixServer.hpp"
+
+#include <pmix.h>
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace xmsg::launcher {
+
+namespace {
+
+// Upcalls are plain C functions without a context pointer for most operations.
+PmixServer* g_server = nullptr;
+
+std::string status_text(pmix_status_t st) { return PMIx_Error_string(st); }
+
+// Waits on the calling (main) thread for op callbacks fired on the PMIx thread.
+struct OpWaiter {
+  std::mutex m;
+  std::condition_variable cv;
+  int remaining = 0;
+  pmix_status_t status = PMIX_SUCCESS;
+
+  static void done(pmix_status_t st, void* cbdata) {
+    auto* w = static_cast<OpWaiter*>(cbdata);
+    std::lock_guard lk(w->m);
+    if (st != PMIX_SUCCESS && w->status == PMIX_SUCCESS) w->status = st;
+    if (--w->remaining == 0) w->cv.notify_all();
+  }
+  void wait() {
+    std::unique_lock lk(m);
+    cv.wait(lk, [&] { return remaining == 0; });
+  }
+};
+
+pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t[],
+                       size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  AbortUpcall ev;
+  ev.rank = static_cast<int>(proc->rank);
+  ev.status = status;
+  ev.message = msg ? msg : "";  // freed when we return
+  ev.cbfunc = cbfunc;
+  ev.cbdata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                       size_t ninfo, char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                       void* cbdata) {
+  FenceUpcall ev;
+  if (nprocs == 1 && procs[0].rank == PMIX_RANK_WILDCARD) {
+    ev.participants = "*";
+  } else {
+    std::vector<uint32_t> ranks;
+    for (size_t i = 0; i < nprocs; ++i) ranks.push_back(procs[i].rank);
+    std::sort(ranks.begin(), ranks.end());
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      if (i) ev.participants.push_back(',');
+      ev.participants.append(ranks[i] == PMIX_RANK_WILDCARD ? std::string("*")
+                                                            : std::to_string(ranks[i]));
+    }
+  }
+  for (size_t i = 0; i < ninfo; ++i)
+    if (PMIX_CHECK_KEY(&info[i], PMIX_LOCAL_COLLECTIVE_STATUS) &&
+        info[i].value.type == PMIX_STATUS)
+      ev.local_status = info[i].value.data.status;
+  if (data && ndata) ev.blob.assign(data, ndata);
+  // The library hands ownership of the contribution to the host.
+  std::free(data);
+  ev.cbfunc = cbfunc;
+  ev.cbdata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size_t,
+                              pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  DirectModexUpcall ev;
+  ev.rank = static_cast<int>(proc->rank);
+  ev.cbfunc = cbfunc;
+  ev.cbdata = cbdata;
+  g_server->push(std::move(ev));
+  return PMIX_SUCCESS;
+}
+
+void on_local_modex(pmix_status_t status, char* data, size_t sz, void* cbdata) {
+  LocalModexReady ev;
+  ev.request = reinterpret_cast<uintptr_t>(cbdata);
+  ev.status = status;
+  if (data && sz) ev.blob.assign(data, sz);  // the library frees `data` when we return
+  g_server->push(std::move(ev));
+}
+
+void release_blob(void* cbdata) { delete static_cast<std::string*>(cbdata); }
+
+void load_string(pmix_info_t* info, const char* key, const std::string& value) {
+  PMIX_INFO_LOAD(info, key, value.c_str(), PMIX_STRING);
+}
+
+}  // namespace
+
+PmixServer::PmixServer(const std::string& hostname, const std::string& tmpdir) {
+  event_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (event_fd_ < 0) throw std::runtime_error("eventfd failed");
+  g_server = this;
+
+  static pmix_server_module_t module;
+  std::memset(&module, 0, sizeof module);
+  module.abort = on_abort;
+  module.fence_nb = on_fence;
+  module.direct_modex = on_direct_modex;
+
+  pmix_info_t info[5];
+  bool no = false;
+  load_string(&info[0], PMIX_SERVER_TMPDIR, tmpdir);
+  load_string(&info[1], PMIX_SYSTEM_TMPDIR, tmpdir);
+  load_string(&info[2], PMIX_HOSTNAME, hostname);
+  // No rendezvous files for tools or system-wide servers: only our clients connect.
+  PMIX_INFO_LOAD(&info[3], PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL);
+  PMIX_INFO_LOAD(&info[4], PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL);
+  pmix_status_t st = PMIx_server_init(&module, info, 5);
+  for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+  if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_server_init failed: " + status_text(st));
+}
+
+PmixServer::~PmixServer() {
+  // PMIx_server_finalize is deliberately not called: in 4.2.2 it crashes in a fraction of runs
+  // after clients were killed, and the node server exits right after (its tmpdir is removed).
+  if (event_fd_ >= 0) ::close(event_fd_);
+}
+
+void PmixServer::push(ServerEvent ev) {
+  {
+    std::lock_guard lk(mutex_);
+    events_.push_back(std::move(ev));
+  }
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(event_fd_, &one, sizeof one);
+}
+
+std::vector<ServerEvent> PmixServer::take_events() {
+  uint64_t v;
+  [[maybe_unused]] ssize_t n = ::read(event_fd_, &v, sizeof v);
+  std::lock_guard lk(mutex_);
+  return std::exchange(events_, {});
+}
+
+void PmixServer::register_job(const JobPlan& plan, int node) {
+  std::string hosts, ppn_spec;
+  for (int k = 0; k < plan.nnodes(); ++k) {
+    if (k) {
+      hosts.push_back(',');
+      ppn_spec.push_back(';');
+    }
+    hosts.append(plan.hostnames[k]);
+    for (int r = plan.first_rank[k]; r < plan.first_rank[k + 1]; ++r) {
+      if (r > plan.first_rank[k]) ppn_spec.push_back(',');
+      ppn_spec.append(std::to_string(r));
+    }
+  }
+  char* node_regex = nullptr;
+  char* proc_regex = nullptr;
+  pmix_status_t st = PMIx_generate_regex(hosts.c_str(), &node_regex);
+  if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_generate_regex: " + status_text(st));
+  st = PMIx_generate_ppn(ppn_spec.c_str(), &proc_regex);
+  if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_generate_ppn: " + status_text(st));
+
+  uint32_t size = static_cast<uint32_t>(plan.nranks());
+  uint32_t nnodes = static_cast<uint32_t>(plan.nnodes());
+  pmix_info_t info[6];
+  PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+  PMIX_INFO_LOAD(&info[1], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
+  PMIX_INFO_LOAD(&info[2], PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
+  PMIX_INFO_LOAD(&info[3], PMIX_NODE_MAP, node_regex, PMIX_REGEX);
+  PMIX_INFO_LOAD(&info[4], PMIX_PROC_MAP, proc_regex, PMIX_REGEX);
+  load_string(&info[5], "xmsg.job_secret", plan.secret);
+  std::free(node_regex);
+  std::free(proc_regex);
+
+  int nlocal = plan.first_rank[node + 1] - plan.first_rank[node];
+  OpWaiter w;
+  w.remaining = 1;
+  st = PMIx_server_register_nspace(plan.nspace.c_str(), nlocal, info, 6, OpWaiter::done, &w);
+  if (st == PMIX_SUCCESS) w.wait();  // info must stay alive until the callback
+  for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+  if (st == PMIX_OPERATION_SUCCEEDED) st = PMIX_SUCCESS;
+  if (st != PMIX_SUCCESS || w.status != PMIX_SUCCESS)
+    throw std::runtime_error("PMIx_server_register_nspace: " +
+                             status_text(st != PMIX_SUCCESS ? st : w.status));
+
+  OpWaiter wc;
+  wc.remaining = nlocal;
+  for (int r = plan.first_rank[node]; r < plan.first_rank[node + 1]; ++r) {
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, plan.nspace.c_str(), static_cast<pmix_rank_t>(r));
+    st = PMIx_server_register_client(&proc, ::getuid(), ::getgid(), nullptr, OpWaiter::done, &wc);
+    if (st == PMIX_OPERATION_SUCCEEDED) {
+      OpWaiter::done(PMIX_SUCCESS, &wc);
+    } else if (st != PMIX_SUCCESS) {
+      OpWaiter::done(st, &wc);
+    }
+  }
+  wc.wait();
+  if (wc.status != PMIX_SUCCESS)
+    throw std::runtime_error("PMIx_server_register_client: " + status_text(wc.status));
+}
+
+void PmixServer::setup_fork(const std::string& nspace, int rank, std::vector<std::string>& env) {
+  // The library reallocs the array it is given: hand it a heap copy, never environ.
+  char** arr = static_cast<char**>(std::calloc(env.size() + 1, sizeof(char*)));
+  for (size_t i = 0; i < env.size(); ++i) arr[i] = ::strdup(env[i].c_str());
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace.c_str(), static_cast<pmix_rank_t>(rank));
+  pmix_status_t st = PMIx_server_setup_fork(&proc, &arr);
+  env.clear();
+  for (char** p = arr; p && *p; ++p) {
+    env.emplace_back(*p);
+    std::free(*p);
+  }
+  std::free(arr);
+  if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_server_setup_fork: " + status_text(st));
+}
+
+void PmixServer::ask_local_modex(const std::string& nspace, int rank, uint64_t request) {
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace.c_str(), static_cast<pmix_rank_t>(rank));
+  pmix_status_t st = PMIx_server_dmodex_request(&proc, on_local_modex,
+                                                reinterpret_cast<void*>(static_cast<uintptr_t>(request)));
+  if (st != PMIX_SUCCESS) {
+    LocalModexReady ev;
+    ev.request = request;
+    ev.status = st;
+    push(std::move(ev));
+  }
+}
+
+void PmixServer::complete_modex(pmix_modex_cbfunc_t cbfunc, void* cbdata, pmix_status_t status,
+                                std::string blob) {
+  if (!cbfunc) return;
+  auto* holder = new std::string(std::move(blob));
+  cbfunc(status, holder->data(), holder->size(), cbdata, release_blob, holder);
+}
+
+}  // namespace xmsg::launcher

@@ -1,0 +1,82 @@
+// The PMIx server library of one node server.
+//
+// OpenPMIx calls the module's upcalls on its own progress thread. They never block and never
+// call back into PMIx: each one copies what it was given into an Event, queues it and wakes the
+// node server's poll loop through an eventfd. The node server answers later, from its main
+// thread, through the callbacks stored in the events (OpenPMIx thread-shifts those itself).
+#pragma once
+
+#include "JobPlan.hpp"
+
+#include <pmix_server.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace xmsg::launcher {
+
+struct FenceUpcall {
+  std::string participants;  // "*" for the whole namespace, else ascending ranks "0,3,5"
+  pmix_status_t local_status = PMIX_SUCCESS;
+  std::string blob;          // this server's contribution
+  pmix_modex_cbfunc_t cbfunc = nullptr;
+  void* cbdata = nullptr;
+};
+
+struct DirectModexUpcall {  // a local client wants data of a rank on another node
+  int rank = 0;
+  pmix_modex_cbfunc_t cbfunc = nullptr;
+  void* cbdata = nullptr;
+};
+
+struct AbortUpcall {
+  int rank = 0;
+  int status = 0;
+  std::string message;
+  pmix_op_cbfunc_t cbfunc = nullptr;
+  void* cbdata = nullptr;
+};
+
+struct LocalModexReady {  // answer to ask_local_modex()
+  uint64_t request = 0;
+  pmix_status_t status = PMIX_SUCCESS;
+  std::string blob;
+};
+
+using ServerEvent = std::variant<FenceUpcall, DirectModexUpcall, AbortUpcall, LocalModexReady>;
+
+class PmixServer {
+ public:
+  // PMIx_server_init with every file under `tmpdir`. Throws std::runtime_error.
+  PmixServer(const std::string& hostname, const std::string& tmpdir);
+  ~PmixServer();
+  PmixServer(const PmixServer&) = delete;
+  PmixServer& operator=(const PmixServer&) = delete;
+
+  int event_fd() const { return event_fd_; }
+  std::vector<ServerEvent> take_events();
+
+  // Registers the namespace (whole job map, job secret) and this node's clients; blocks until
+  // the library has processed them.
+  void register_job(const JobPlan& plan, int node);
+  // The PMIx variables a client needs, merged into `env`.
+  void setup_fork(const std::string& nspace, int rank, std::vector<std::string>& env);
+  // Asks the library for a local rank's committed data; answered by a LocalModexReady event.
+  void ask_local_modex(const std::string& nspace, int rank, uint64_t request);
+
+  // Hands `blob` to a modex callback; the bytes stay alive until the library releases them.
+  static void complete_modex(pmix_modex_cbfunc_t cbfunc, void* cbdata, pmix_status_t status,
+                             std::string blob);
+
+  void push(ServerEvent ev);  // used by the upcalls
+
+ private:
+  int event_fd_ = -1;
+  std::mutex mutex_;
+  std::vector<ServerEvent> events_;
+};
+
+}  // namespace xmsg::launcher

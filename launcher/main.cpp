@@ -1,0 +1,48 @@
+// xmsgrun: launches an xmsg job (any PMIx client program) on this machine.
+#include "Binding.hpp"
+#include "Coordinator.hpp"
+#include "JobPlan.hpp"
+#include "Options.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+int main(int argc, char** argv) {
+  using namespace xmsg::launcher;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  ParseOutcome parsed = parse_options(args, real_environment());
+  if (parsed.kind == ParseOutcome::Kind::Help) {
+    std::fputs(parsed.message.c_str(), stdout);
+    return 0;
+  }
+  if (parsed.kind == ParseOutcome::Kind::Error) {
+    std::fprintf(stderr, "xmsgrun: %s\n", parsed.message.c_str());
+    return 2;
+  }
+
+  // When xmsgrun itself runs under another PMIx launcher, its server variables must not leak
+  // into our ranks (PMIx_server_setup_fork adds ours; stale extra URIs would confuse clients).
+  std::vector<std::string> stale;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (kv.starts_with("PMIX_") && !kv.starts_with("PMIX_MCA_")) stale.push_back(kv.substr(0, kv.find('=')));
+  }
+  for (const auto& name : stale) ::unsetenv(name.c_str());
+  // The hash store starts faster than the shared-memory one for jobs of this size.
+  ::setenv("PMIX_MCA_gds", "hash", 0);
+
+  try {
+    JobPlan plan = make_plan(parsed.options);
+    compute_bindings(plan);
+    return run_job(std::move(plan));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "xmsgrun: %s\n", e.what());
+    return 1;
+  }
+}
