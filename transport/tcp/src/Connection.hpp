@@ -1,0 +1,47 @@
+// One socket between this rank and another, from connect/accept through the handshake to the
+// data phase. Owned by TcpTransport; a peer has at most one established connection.
+#pragma once
+
+#include "Frame.hpp"
+#include "Handshake.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+
+namespace xmsg::transport::tcp {
+
+enum class ConnectionState {
+  kConnecting,    // we called: non-blocking connect() in flight
+  kAwaitWelcome,  // we called and sent kHello
+  kAwaitHello,    // accepted: caller not identified yet (deadline applies)
+  kAwaitProof,    // accepted, sent kWelcome: caller has not proven the secret yet (deadline applies)
+  kEstablished,   // data frames flow
+  kClosed,        // fd closed; reaped at the end of progress()
+};
+
+struct Connection {
+  Connection(int fd_, ConnectionState state_, std::string remote_)
+      : fd(fd_), state(state_), remote(std::move(remote_)), rx(64 * 1024) {}
+  ~Connection() {
+    if (fd >= 0) ::close(fd);
+  }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  bool outgoing() const { return state == ConnectionState::kConnecting || state == ConnectionState::kAwaitWelcome; }
+  bool unproven() const { return state == ConnectionState::kAwaitHello || state == ConnectionState::kAwaitProof; }
+
+  int fd;
+  ConnectionState state;
+  std::string remote;  // address of the other end as the socket reports it, for messages
+  int peer = -1;       // world rank once known
+  Nonce my_nonce{}, their_nonce{};
+  std::chrono::steady_clock::time_point deadline{};
+  ReceiveBuffer rx;
+  bool bye_received = false;
+  bool watching_writes = false;  // EPOLLOUT registered
+};
+
+}  // namespace xmsg::transport::tcp

@@ -1,0 +1,56 @@
+// Framing of the byte stream once a connection is authenticated: each message is a FrameHeader
+// (the transport-neutral WireHeader plus this frame's payload size) followed by the payload.
+#pragma once
+
+#include <xmsg/transport/transport.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace xmsg::transport::tcp {
+
+enum class FrameType : uint32_t {
+  kData = 0x58540001,  // a message for the sink
+  kBye = 0x58540002,   // orderly end: the EOF that follows is not a failure
+};
+
+struct FrameHeader {
+  FrameType type;
+  uint32_t payload_bytes;
+  WireHeader wire;
+};
+static_assert(sizeof(FrameHeader) == 32);
+
+// Bytes read from a socket and not yet consumed. Grows to hold the largest frame seen, never
+// beyond what the peer is allowed to send (max frame), and compacts instead of growing when
+// the consumed prefix makes room.
+class ReceiveBuffer {
+ public:
+  explicit ReceiveBuffer(size_t initial_capacity) : data_(initial_capacity) {}
+  // Room for at least `min_free` bytes at the end.
+  std::span<std::byte> writable(size_t min_free);
+  void produced(size_t n) { end_ += n; }
+  std::span<const std::byte> readable() const { return {data_.data() + start_, end_ - start_}; }
+  void consume(size_t n);
+  size_t capacity() const { return data_.size(); }
+
+ private:
+  std::vector<std::byte> data_;
+  size_t start_ = 0, end_ = 0;
+};
+
+// Result of looking at the front of the readable bytes.
+struct ParsedFrame {
+  enum class Status { kNeedMore, kComplete, kInvalid } status = Status::kNeedMore;
+  size_t need = 0;  // kNeedMore: total bytes the frame needs (header alone if unknown yet)
+  FrameHeader header{};
+  std::span<const std::byte> payload;
+  std::string error;  // kInvalid: what is wrong
+};
+
+ParsedFrame parse_frame(std::span<const std::byte> bytes, size_t max_payload);
+
+}  // namespace xmsg::transport::tcp

@@ -1,0 +1,67 @@
+#include "TcpConfig.hpp"
+
+#include <xmsg/transport/transport.hpp>
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace xmsg::transport::tcp {
+namespace {
+
+size_t env_size(const char* name, size_t fallback, size_t min, size_t max) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  if (errno != 0 || *end != '\0' || v[0] == '-' || n < min || n > max)
+    throw TransportError(std::string(name) + "='" + v + "': expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  return static_cast<size_t>(n);
+}
+
+}  // namespace
+
+TcpConfig TcpConfig::from_environment() {
+  TcpConfig c;
+  if (const char* v = std::getenv("XMSG_TCP_IF")) c.interface = v;
+  c.max_payload = env_size("XMSG_TCP_MAX_PAYLOAD", c.max_payload, 1024, size_t(1) << 30);
+  c.queue_limit = env_size("XMSG_TCP_QUEUE_BYTES", c.queue_limit, 64 * 1024, size_t(1) << 34);
+  if (c.queue_limit < c.max_payload + 64)
+    throw TransportError("XMSG_TCP_QUEUE_BYTES=" + std::to_string(c.queue_limit) + " must exceed XMSG_TCP_MAX_PAYLOAD=" +
+                         std::to_string(c.max_payload) + " so that one largest message fits");
+  c.handshake_timeout = std::chrono::milliseconds(env_size("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", 10000, 10, 3600 * 1000));
+  return c;
+}
+
+std::string choose_listen_address(const std::string& choice) {
+  in_addr probe{};
+  if (!choice.empty() && ::inet_pton(AF_INET, choice.c_str(), &probe) == 1) return choice;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) {
+    if (!choice.empty()) throw TransportError("XMSG_TCP_IF='" + choice + "': cannot list interfaces: " + std::strerror(errno));
+    return "127.0.0.1";
+  }
+  std::string found;
+  for (ifaddrs* i = list; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+    bool named = !choice.empty() && choice == i->ifa_name;
+    bool usable = choice.empty() && (i->ifa_flags & IFF_UP) && !(i->ifa_flags & IFF_LOOPBACK);
+    if (!named && !usable) continue;
+    char text[INET_ADDRSTRLEN];
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, text, sizeof text);
+    found = text;
+    break;
+  }
+  ::freeifaddrs(list);
+  if (!found.empty()) return found;
+  if (!choice.empty()) throw TransportError("XMSG_TCP_IF='" + choice + "': no such interface with an IPv4 address");
+  return "127.0.0.1";
+}
+
+}  // namespace xmsg::transport::tcp

@@ -1,0 +1,25 @@
+// Settings of the tcp transport, from the environment (documented in docs/tcp.md).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace xmsg::transport::tcp {
+
+struct TcpConfig {
+  std::string interface;                        // XMSG_TCP_IF: interface name or IPv4 address
+  size_t max_payload = 512 * 1024;              // XMSG_TCP_MAX_PAYLOAD: largest try_send payload
+  size_t queue_limit = 4 * 1024 * 1024;         // XMSG_TCP_QUEUE_BYTES: per-peer unsent bytes
+  std::chrono::milliseconds handshake_timeout{10000};  // XMSG_TCP_HANDSHAKE_TIMEOUT_MS
+
+  // Throws TransportError naming the variable when one is not a valid number or is out of range.
+  static TcpConfig from_environment();
+};
+
+// The IPv4 address other nodes reach this rank at: `choice` when it is an address, the address
+// of the interface it names, else the first non-loopback interface that is up, else 127.0.0.1.
+// Throws TransportError when `choice` names an interface without an IPv4 address.
+std::string choose_listen_address(const std::string& choice);
+
+}  // namespace xmsg::transport::tcp

@@ -1,0 +1,579 @@
+#include "TcpTransport.hpp"
+
+#include <xmsg/transport/tcp.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+namespace xmsg::transport::tcp {
+namespace {
+
+constexpr const char* kAddressKey = "xmsg.tcp.addr";
+constexpr const char* kSecretKey = "xmsg.tcp.secret";
+constexpr const char* kLauncherSecretKey = "xmsg.job_secret";
+constexpr size_t kMaxUnidentified = 256;  // callers that have not said who they are yet
+constexpr size_t kReadBudget = 4 * 1024 * 1024;  // bytes read from one socket per progress call
+constexpr auto kDisconnectTimeout = std::chrono::seconds(10);
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+std::string socket_peer_text(int fd) {
+  sockaddr_in sa{};
+  socklen_t len = sizeof sa;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0) return "?";
+  char ip[INET_ADDRSTRLEN];
+  ::inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
+  return std::string(ip) + ":" + std::to_string(ntohs(sa.sin_port));
+}
+
+void set_socket_options(int fd) {
+  int one = 1;
+  // Small messages must leave at once: latency matters more than packet count here.
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+}  // namespace
+
+TcpTransport::TcpTransport(bootstrap::Bootstrap& bootstrap, TcpConfig config)
+    : bootstrap_(bootstrap), config_(std::move(config)), rank_(bootstrap.rank()) {
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) throw TransportError("tcp: epoll_create1 failed: " + errno_text(errno));
+  peers_.resize(static_cast<size_t>(bootstrap.size()));
+}
+
+TcpTransport::~TcpTransport() {
+  connections_.clear();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+}
+
+TcpTransport::Peer* TcpTransport::peer_or_null(int rank) {
+  if (rank < 0 || static_cast<size_t>(rank) >= peers_.size()) return nullptr;
+  return peers_[static_cast<size_t>(rank)].get();
+}
+
+void TcpTransport::open_listener() {
+  listen_address_ = choose_listen_address(config_.interface);
+  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) throw TransportError("tcp: socket failed: " + errno_text(errno));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  ::inet_pton(AF_INET, listen_address_.c_str(), &sa.sin_addr);
+  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+    throw TransportError("tcp: cannot bind a listening socket to " + listen_address_ + " (XMSG_TCP_IF='" + config_.interface + "'): " + errno_text(errno));
+  if (::listen(listen_fd_, SOMAXCONN) != 0) throw TransportError("tcp: listen failed: " + errno_text(errno));
+  socklen_t len = sizeof sa;
+  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&sa), &len);
+  std::string port = std::to_string(ntohs(sa.sin_port));
+  listen_address_.push_back(':');
+  listen_address_.append(port);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = nullptr;  // null marks the listener
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev) != 0)
+    throw TransportError("tcp: epoll_ctl(listener) failed: " + errno_text(errno));
+}
+
+void TcpTransport::connect(std::span<const int> peers) {
+  if (connected_) throw TransportError("tcp: connect() called twice");
+  open_listener();
+  bootstrap_.put_string(kAddressKey, listen_address_);
+  auto launcher_secret = bootstrap_.job_value(kLauncherSecretKey);
+  bool have_secret = launcher_secret && !launcher_secret->empty();
+  // Under mpirun or srun nobody published a secret: rank 0 makes one for the job.
+  if (!have_secret && rank_ == 0) bootstrap_.put_string(kSecretKey, random_secret());
+  bootstrap_.commit();
+  bootstrap_.fence(true);
+  secret_.emplace(have_secret ? *launcher_secret : bootstrap_.get_string(0, kSecretKey));
+
+  for (int r : peers) {
+    if (r == rank_) continue;
+    if (r < 0 || static_cast<size_t>(r) >= peers_.size())
+      throw TransportError("tcp: connect: peer rank " + std::to_string(r) + " out of range [0, " + std::to_string(peers_.size()) + ")");
+    auto p = std::make_unique<Peer>();
+    p->rank = r;
+    p->address = bootstrap_.get_string(r, kAddressKey);
+    auto colon = p->address.rfind(':');
+    p->sockaddr.sin_family = AF_INET;
+    if (colon == std::string::npos ||
+        ::inet_pton(AF_INET, p->address.substr(0, colon).c_str(), &p->sockaddr.sin_addr) != 1)
+      throw TransportError("tcp: rank " + std::to_string(r) + " published an invalid address '" + p->address + "'");
+    p->sockaddr.sin_port = htons(static_cast<uint16_t>(std::stoi(p->address.substr(colon + 1))));
+    peers_[static_cast<size_t>(r)] = std::move(p);
+  }
+  connected_ = true;
+}
+
+Connection& TcpTransport::add_connection(int fd, ConnectionState state, std::string remote, uint32_t events) {
+  connections_.push_back(std::make_unique<Connection>(fd, state, std::move(remote)));
+  Connection& c = *connections_.back();
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = &c;
+  c.watching_writes = (events & EPOLLOUT) != 0;
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    int err = errno;
+    c.state = ConnectionState::kClosed;
+    throw TransportError("tcp: epoll_ctl(add) failed: " + errno_text(err));
+  }
+  return c;
+}
+
+void TcpTransport::watch(Connection& c, bool writes) {
+  if (c.watching_writes == writes || c.state == ConnectionState::kClosed) return;
+  epoll_event ev{};
+  ev.events = EPOLLIN | (writes ? uint32_t(EPOLLOUT) : 0u);
+  ev.data.ptr = &c;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+  c.watching_writes = writes;
+}
+
+void TcpTransport::close_connection(Connection& c) {
+  if (c.state == ConnectionState::kClosed) return;
+  if (c.unproven()) --unproven_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+  ::close(c.fd);
+  c.fd = -1;
+  c.state = ConnectionState::kClosed;
+  if (Peer* p = peer_or_null(c.peer)) {
+    if (p->established == &c) p->established = nullptr;
+    if (p->outgoing == &c) p->outgoing = nullptr;
+    if (p->incoming == &c) p->incoming = nullptr;
+  }
+}
+
+void TcpTransport::reap() {
+  std::erase_if(connections_, [](const auto& c) { return c->state == ConnectionState::kClosed; });
+}
+
+void TcpTransport::fail_peer(Peer& p, const std::string& cause) {
+  if (p.failed) return;
+  p.failed = true;
+  p.failure = "tcp: connection to rank " + std::to_string(p.rank) + " (" + p.address + ") closed: " + cause;
+  for (Connection* c : {p.established, p.outgoing, p.incoming})
+    if (c) close_connection(*c);
+  p.queue.clear();
+  failures_pending_ = true;
+}
+
+void TcpTransport::report_failures(MessageSink& sink) {
+  if (!failures_pending_) return;
+  failures_pending_ = false;
+  for (auto& p : peers_) {
+    if (p && p->failed && !p->failure_reported) {
+      p->failure_reported = true;
+      sink.on_peer_failure(p->rank, p->failure);
+    }
+  }
+}
+
+void TcpTransport::reject_unproven(Connection& c, const std::string& why) {
+  // Logged once per process: a port scanner or a stray client must not flood the job's stderr.
+  if (rejected_++ == 0)
+    std::fprintf(stderr, "xmsg: tcp: rank %d rejected a connection from %s: %s (further rejections are not logged)\n",
+                 rank_, c.remote.c_str(), why.c_str());
+  close_connection(c);
+}
+
+void TcpTransport::start_connect(Peer& p) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    fail_peer(p, "socket failed: " + errno_text(errno));
+    return;
+  }
+  set_socket_options(fd);
+  int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&p.sockaddr), sizeof p.sockaddr);
+  if (rc != 0 && errno != EINPROGRESS) {
+    int err = errno;
+    ::close(fd);
+    fail_peer(p, "connect failed: " + errno_text(err));
+    return;
+  }
+  Connection& c = add_connection(fd, ConnectionState::kConnecting, p.address, EPOLLIN | EPOLLOUT);
+  c.peer = p.rank;
+  p.outgoing = &c;
+  // Loopback and veth connects usually finish at once: say hello now rather than a
+  // progress() later.
+  if (rc == 0) on_connected(c);
+}
+
+bool TcpTransport::send_handshake(Connection& c, const HandshakeMessage& m) {
+  auto bytes = m.encode();
+  // A fresh socket's send buffer always holds one 68-byte message, so a short write means
+  // the socket is broken.
+  ssize_t n = ::send(c.fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  return n == static_cast<ssize_t>(bytes.size());
+}
+
+void TcpTransport::on_connected(Connection& c) {
+  Peer& p = *peer_or_null(c.peer);
+  int err = 0;
+  socklen_t len = sizeof err;
+  ::getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+  if (err != 0) {
+    fail_peer(p, "connect to " + p.address + " failed: " + errno_text(err));
+    return;
+  }
+  c.my_nonce = random_nonce();
+  HandshakeMessage hello;
+  hello.type = HandshakeType::kHello;
+  hello.from = static_cast<uint32_t>(rank_);
+  hello.to = static_cast<uint32_t>(p.rank);
+  hello.nonce = c.my_nonce;
+  if (!send_handshake(c, hello)) {
+    fail_peer(p, "sending the handshake failed: " + errno_text(errno));
+    return;
+  }
+  c.state = ConnectionState::kAwaitWelcome;
+  watch(c, false);
+}
+
+void TcpTransport::accept_all() {
+  for (;;) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;  // EAGAIN, or a transient error (EMFILE, aborted connection)
+    if (unproven_ >= kMaxUnidentified) {
+      ::close(fd);
+      ++rejected_;
+      continue;
+    }
+    set_socket_options(fd);
+    Connection& c = add_connection(fd, ConnectionState::kAwaitHello, socket_peer_text(fd), EPOLLIN);
+    c.deadline = std::chrono::steady_clock::now() + config_.handshake_timeout;
+    ++unproven_;
+  }
+}
+
+void TcpTransport::handle_hello(Connection& c, const HandshakeMessage& m) {
+  if (m.type != HandshakeType::kHello) return reject_unproven(c, "the first message was not a hello");
+  Peer* p = peer_or_null(static_cast<int>(m.from));
+  if (m.to != static_cast<uint32_t>(rank_) || !p)
+    return reject_unproven(c, "hello from rank " + std::to_string(m.from) + " to rank " + std::to_string(m.to) +
+                                  " does not name a tcp peer of this rank");
+  if (p->failed) return close_connection(c);
+  HandshakeMessage reply;
+  reply.from = static_cast<uint32_t>(rank_);
+  reply.to = m.from;
+  // An unproven caller claiming the same rank does not block this one (it may be an impostor):
+  // whichever proves the secret first is kept.
+  if (p->established || (p->outgoing && rank_ < p->rank)) {
+    // Our own call wins (lower rank) or a connection exists already: the caller drops its call
+    // and keeps waiting for ours.
+    reply.type = HandshakeType::kReject;
+    reply.reason = static_cast<uint32_t>(p->established ? RejectReason::kDuplicate : RejectReason::kSimultaneous);
+    send_handshake(c, reply);
+    return close_connection(c);
+  }
+  c.peer = p->rank;
+  c.their_nonce = m.nonce;
+  c.my_nonce = random_nonce();
+  reply.type = HandshakeType::kWelcome;
+  reply.nonce = c.my_nonce;
+  reply.mac = secret_->acceptor_proof(reply.from, reply.to, c.their_nonce, c.my_nonce);
+  if (!send_handshake(c, reply)) return close_connection(c);
+  c.state = ConnectionState::kAwaitProof;
+  p->incoming = &c;
+}
+
+void TcpTransport::handle_proof(Connection& c, const HandshakeMessage& m) {
+  Peer& p = *peer_or_null(c.peer);
+  Digest expected = secret_->connector_proof(static_cast<uint32_t>(p.rank), static_cast<uint32_t>(rank_), c.my_nonce, c.their_nonce);
+  if (m.type != HandshakeType::kProof || m.from != static_cast<uint32_t>(p.rank) || !digests_equal(m.mac, expected))
+    return reject_unproven(c, "caller claiming rank " + std::to_string(p.rank) + " failed to prove the job secret");
+  --unproven_;
+  if (p.incoming == &c) p.incoming = nullptr;
+  c.state = ConnectionState::kEstablished;
+  establish(p, c);
+}
+
+void TcpTransport::handle_welcome(Connection& c, const HandshakeMessage& m) {
+  Peer& p = *peer_or_null(c.peer);
+  if (m.type == HandshakeType::kReject) return handle_reject(c, m);
+  Digest expected = secret_->acceptor_proof(static_cast<uint32_t>(p.rank), static_cast<uint32_t>(rank_), c.my_nonce, m.nonce);
+  if (m.type != HandshakeType::kWelcome || m.from != static_cast<uint32_t>(p.rank) || m.to != static_cast<uint32_t>(rank_) ||
+      !digests_equal(m.mac, expected))
+    return fail_peer(p, "the listener at " + p.address + " did not prove the job secret (not rank " + std::to_string(p.rank) + " of this job)");
+  HandshakeMessage proof;
+  proof.type = HandshakeType::kProof;
+  proof.from = static_cast<uint32_t>(rank_);
+  proof.to = m.from;
+  proof.mac = secret_->connector_proof(proof.from, proof.to, m.nonce, c.my_nonce);
+  if (!send_handshake(c, proof)) return fail_peer(p, "sending the handshake proof failed: " + errno_text(errno));
+  p.outgoing = nullptr;
+  c.state = ConnectionState::kEstablished;
+  establish(p, c);
+}
+
+void TcpTransport::handle_reject(Connection& c, const HandshakeMessage& m) {
+  Peer& p = *peer_or_null(c.peer);
+  if (m.reason != static_cast<uint32_t>(RejectReason::kSimultaneous) && m.reason != static_cast<uint32_t>(RejectReason::kDuplicate))
+    return fail_peer(p, "the peer refused the connection (reason " + std::to_string(m.reason) + ")");
+  // The peer's own call carries our queue once it is proven.
+  close_connection(c);
+}
+
+void TcpTransport::establish(Peer& p, Connection& c) {
+  if (p.established && p.established != &c) {
+    close_connection(c);
+    return;
+  }
+  p.established = &c;
+  if (p.outgoing && p.outgoing != &c) close_connection(*p.outgoing);
+  if (p.incoming && p.incoming != &c) close_connection(*p.incoming);
+  flush(p);
+}
+
+void TcpTransport::flush(Peer& p) {
+  Connection* c = p.established;
+  if (!c) return;
+  while (!p.queue.empty()) {
+    iovec iov[64];
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(p.queue.gather(iov, 64));
+    ssize_t n = ::sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      return fail_peer(p, errno_text(errno));
+    }
+    p.queue.consume(static_cast<size_t>(n));
+  }
+  watch(*c, !p.queue.empty());
+}
+
+bool TcpTransport::try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) {
+  Peer* p = peer_or_null(peer);
+  if (!p) throw TransportError("tcp: try_send to rank " + std::to_string(peer) + ", which is not a tcp peer of rank " + std::to_string(rank_));
+  if (payload.size() > config_.max_payload)
+    throw TransportError("tcp: try_send of " + std::to_string(payload.size()) + " bytes exceeds max_eager_payload " + std::to_string(config_.max_payload));
+  // A dead peer's messages go nowhere; the runtime hears of it through on_peer_failure.
+  if (p->failed) return true;
+  size_t frame_bytes = sizeof(FrameHeader) + payload.size();
+  if (!p->queue.empty() && p->queue.bytes() + frame_bytes > config_.queue_limit) return false;
+  FrameHeader fh{FrameType::kData, static_cast<uint32_t>(payload.size()), header};
+  auto fh_bytes = std::as_bytes(std::span(&fh, 1));
+  if (p->established && p->queue.empty()) {
+    // Fast path: straight from the caller's buffer; only what the kernel refuses is copied.
+    iovec iov[2] = {{&fh, sizeof fh}, {const_cast<std::byte*>(payload.data()), payload.size()}};
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = payload.empty() ? 1 : 2;
+    ssize_t n;
+    do n = ::sendmsg(p->established->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        fail_peer(*p, errno_text(errno));
+        return true;
+      }
+      n = 0;
+    }
+    size_t sent = static_cast<size_t>(n);
+    if (sent == frame_bytes) return true;
+    if (sent < sizeof fh) {
+      p->queue.append(fh_bytes.subspan(sent));
+      p->queue.append(payload);
+    } else {
+      p->queue.append(payload.subspan(sent - sizeof fh));
+    }
+    watch(*p->established, true);
+    return true;
+  }
+  p->queue.append(fh_bytes);
+  p->queue.append(payload);
+  if (!p->established && !p->outgoing && !p->incoming) start_connect(*p);
+  return true;
+}
+
+bool TcpTransport::handle_handshake(Connection& c) {
+  while (c.state != ConnectionState::kEstablished && c.state != ConnectionState::kClosed) {
+    auto bytes = c.rx.readable();
+    if (c.state == ConnectionState::kAwaitHello && bytes.size() >= 4) {
+      uint32_t magic;
+      std::memcpy(&magic, bytes.data(), 4);
+      // Reject a stranger as soon as it shows it does not speak the protocol.
+      if (magic != HandshakeMessage::kMagic) {
+        reject_unproven(c, "it sent bytes that are not an xmsg tcp handshake");
+        return false;
+      }
+    }
+    if (bytes.size() < HandshakeMessage::kWireSize) return true;
+    std::string error;
+    auto m = HandshakeMessage::decode(
+        std::span<const uint8_t, HandshakeMessage::kWireSize>(reinterpret_cast<const uint8_t*>(bytes.data()), HandshakeMessage::kWireSize), error);
+    c.rx.consume(HandshakeMessage::kWireSize);
+    if (!m) {
+      if (c.unproven()) reject_unproven(c, error);
+      else fail_peer(*peer_or_null(c.peer), "bad handshake: " + error);
+      return false;
+    }
+    switch (c.state) {
+      case ConnectionState::kAwaitHello: handle_hello(c, *m); break;
+      case ConnectionState::kAwaitProof: handle_proof(c, *m); break;
+      case ConnectionState::kAwaitWelcome: handle_welcome(c, *m); break;
+      default: break;
+    }
+  }
+  return c.state != ConnectionState::kClosed;
+}
+
+bool TcpTransport::read_socket(Connection& c, MessageSink* sink, int& handled) {
+  size_t budget = kReadBudget;
+  for (;;) {
+    if (c.state != ConnectionState::kEstablished && !handle_handshake(c)) return false;
+    if (c.state == ConnectionState::kEstablished) {
+      Peer& p = *peer_or_null(c.peer);
+      for (;;) {
+        ParsedFrame f = parse_frame(c.rx.readable(), config_.max_payload);
+        if (f.status == ParsedFrame::Status::kInvalid) {
+          fail_peer(p, "protocol error: " + f.error);
+          return false;
+        }
+        if (f.status == ParsedFrame::Status::kNeedMore) {
+          c.rx.writable(f.need - c.rx.readable().size());  // room for the whole frame
+          break;
+        }
+        if (f.header.type == FrameType::kBye) {
+          c.bye_received = true;
+        } else if (sink) {
+          sink->on_message(f.header.wire, f.payload);
+          ++handled;
+        }
+        c.rx.consume(f.need);
+        // The sink may have sent to this peer and failed it.
+        if (c.state == ConnectionState::kClosed) return false;
+      }
+    }
+    if (budget == 0) return true;
+    auto room = c.rx.writable(16 * 1024);
+    ssize_t n = ::recv(c.fd, room.data(), std::min(room.size(), budget), MSG_DONTWAIT);
+    if (n > 0) {
+      c.rx.produced(static_cast<size_t>(n));
+      budget -= std::min(budget, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    std::string cause = n == 0 ? "end of stream (the peer exited or was killed)" : errno_text(errno);
+    if (c.unproven()) {
+      close_connection(c);
+    } else if (c.state == ConnectionState::kEstablished && c.bye_received) {
+      close_connection(c);  // orderly end
+    } else if (Peer* p = peer_or_null(c.peer)) {
+      fail_peer(*p, cause);
+    } else {
+      close_connection(c);
+    }
+    return false;
+  }
+}
+
+void TcpTransport::handle_events(Connection& c, uint32_t events, MessageSink* sink, int& handled) {
+  if (c.state == ConnectionState::kClosed) return;
+  if (c.state == ConnectionState::kConnecting) {
+    if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
+    on_connected(c);
+    if (c.state == ConnectionState::kClosed) return;
+  }
+  if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+    if (!read_socket(c, sink, handled)) return;
+  }
+  if ((events & EPOLLOUT) && c.state == ConnectionState::kEstablished) flush(*peer_or_null(c.peer));
+}
+
+void TcpTransport::expire_handshakes() {
+  if (unproven_ == 0) return;
+  auto now = std::chrono::steady_clock::now();
+  for (auto& c : connections_) {
+    if (c->unproven() && now >= c->deadline)
+      reject_unproven(*c, "it did not prove the job secret within " + std::to_string(config_.handshake_timeout.count()) + " ms");
+  }
+}
+
+int TcpTransport::drive(MessageSink* sink) {
+  int handled = 0;
+  epoll_event events[64];
+  int n = ::epoll_wait(epoll_fd_, events, 64, 0);
+  for (int i = 0; i < n; ++i) {
+    if (events[i].data.ptr == nullptr) {
+      accept_all();
+      continue;
+    }
+    handle_events(*static_cast<Connection*>(events[i].data.ptr), events[i].events, sink, handled);
+  }
+  expire_handshakes();
+  // Connections closed above may still be named by later events of this batch: reap after.
+  reap();
+  return handled;
+}
+
+int TcpTransport::progress(MessageSink& sink) {
+  if (in_progress_ || !connected_ || disconnected_) return 0;
+  in_progress_ = true;
+  int handled = 0;
+  try {
+    report_failures(sink);
+    handled = drive(&sink);
+    report_failures(sink);
+  } catch (...) {
+    in_progress_ = false;
+    throw;
+  }
+  in_progress_ = false;
+  return handled;
+}
+
+void TcpTransport::disconnect() {
+  if (!connected_ || disconnected_) return;
+  // 1. Everything accepted by try_send reaches the kernel (handshakes included), then kBye.
+  auto deadline = std::chrono::steady_clock::now() + kDisconnectTimeout;
+  auto busy = [&] {
+    for (auto& p : peers_)
+      if (p && !p->failed && !p->queue.empty()) return true;
+    return false;
+  };
+  while (busy() && std::chrono::steady_clock::now() < deadline) {
+    drive(nullptr);
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  for (auto& p : peers_) {
+    if (!p || !p->established) continue;
+    FrameHeader bye{FrameType::kBye, 0, {}};
+    p->queue.append(std::as_bytes(std::span(&bye, 1)));
+    flush(*p);
+  }
+  while (busy() && std::chrono::steady_clock::now() < deadline) {
+    drive(nullptr);
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  // 2. Every rank has handed its last bytes to the kernel before anyone closes, so no close
+  //    can reset a connection that still carries a peer's data.
+  try {
+    bootstrap_.fence(false);
+  } catch (const std::exception&) {
+    // A peer died: its failure was already reported; closing is all that is left.
+  }
+  disconnected_ = true;
+  for (auto& c : connections_) close_connection(*c);
+  reap();
+  if (listen_fd_ >= 0) ::close(listen_fd_), listen_fd_ = -1;
+}
+
+}  // namespace xmsg::transport::tcp
+
+namespace xmsg::transport {
+
+std::unique_ptr<Transport> make_tcp_transport(xmsg::bootstrap::Bootstrap& bootstrap) {
+  return std::make_unique<tcp::TcpTransport>(bootstrap, tcp::TcpConfig::from_environment());
+}
+
+}  // namespace xmsg::transport

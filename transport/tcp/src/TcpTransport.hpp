@@ -1,0 +1,100 @@
+// The tcp Transport (see docs/tcp.md for the protocol and the limits).
+//
+// Connection rules that keep exactly one connection per pair of ranks:
+//   * A send to a peer without any connection opens one (lazily, from try_send).
+//   * If both ranks call at once, the call made by the lower rank is kept: the lower rank
+//     rejects the higher rank's kHello with kSimultaneous while its own call is in flight.
+//   * Data is only written on an authenticated connection; until then it waits in the peer's
+//     queue, so a rejected call loses nothing.
+#pragma once
+
+#include "Connection.hpp"
+#include "SendQueue.hpp"
+#include "TcpConfig.hpp"
+
+#include <xmsg/bootstrap/bootstrap.hpp>
+#include <xmsg/transport/transport.hpp>
+
+#include <netinet/in.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xmsg::transport::tcp {
+
+class TcpTransport final : public Transport {
+ public:
+  TcpTransport(bootstrap::Bootstrap& bootstrap, TcpConfig config);
+  ~TcpTransport() override;
+
+  std::string_view name() const override { return "tcp"; }
+  Capabilities capabilities() const override { return {false, config_.max_payload}; }
+  void connect(std::span<const int> peers) override;
+  bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) override;
+  int progress(MessageSink& sink) override;
+  int wait_fd() const override { return epoll_fd_; }
+  void disconnect() override;
+
+  // "ip:port" this rank listens on (after connect()).
+  const std::string& listen_address() const { return listen_address_; }
+
+ private:
+  struct Peer {
+    int rank = -1;
+    std::string address;  // "ip:port" the peer published
+    sockaddr_in sockaddr{};
+    Connection* established = nullptr;
+    Connection* outgoing = nullptr;  // our call, before it is established
+    Connection* incoming = nullptr;  // their call, accepted but not proven yet
+    SendQueue queue;
+    bool failed = false;
+    bool failure_reported = false;
+    std::string failure;
+  };
+
+  Peer* peer_or_null(int rank);
+  void open_listener();
+  void accept_all();
+  void start_connect(Peer& p);
+  Connection& add_connection(int fd, ConnectionState state, std::string remote, uint32_t events);
+  void watch(Connection& c, bool writes);
+  void close_connection(Connection& c);
+  void handle_events(Connection& c, uint32_t events, MessageSink* sink, int& handled);
+  void on_connected(Connection& c);
+  // Reads what the socket has; false when the connection was closed meanwhile.
+  bool read_socket(Connection& c, MessageSink* sink, int& handled);
+  bool handle_handshake(Connection& c);
+  void handle_hello(Connection& c, const HandshakeMessage& m);
+  void handle_proof(Connection& c, const HandshakeMessage& m);
+  void handle_welcome(Connection& c, const HandshakeMessage& m);
+  void handle_reject(Connection& c, const HandshakeMessage& m);
+  void establish(Peer& p, Connection& c);
+  bool send_handshake(Connection& c, const HandshakeMessage& m);
+  void flush(Peer& p);
+  void fail_peer(Peer& p, const std::string& cause);
+  void reject_unproven(Connection& c, const std::string& why);
+  void report_failures(MessageSink& sink);
+  void expire_handshakes();
+  void reap();
+  int drive(MessageSink* sink);  // progress() without the reentrancy guard; sink may be null
+
+  bootstrap::Bootstrap& bootstrap_;
+  TcpConfig config_;
+  int rank_ = 0;
+  int epoll_fd_ = -1;
+  int listen_fd_ = -1;
+  std::string listen_address_;
+  std::optional<JobSecret> secret_;
+  std::vector<std::unique_ptr<Peer>> peers_;  // by world rank; null when not served by tcp
+  std::vector<std::unique_ptr<Connection>> connections_;
+  size_t unproven_ = 0;  // connections with a deadline
+  bool connected_ = false;
+  bool disconnected_ = false;
+  bool in_progress_ = false;
+  bool failures_pending_ = false;
+  size_t rejected_ = 0;
+};
+
+}  // namespace xmsg::transport::tcp
