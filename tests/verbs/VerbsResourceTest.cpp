@@ -1,0 +1,424 @@
+// The verbs resource classes against a real device. On a host without RDMA they skip with
+// "no RDMA device"; the soft-RoCE ctest runs them inside a qemu guest with rxe0 and sets
+// XMSG_REQUIRE_RDMA_DEVICE=1 so a missing device fails there instead of skipping. XRC needs
+// hardware (mlx5): those tests skip with "no XRC-capable device" elsewhere.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "Device.hpp"
+#include "QueuePair.hpp"
+#include "SharedReceiveQueue.hpp"
+#include "VerbsError.hpp"
+#include "VerbsObjects.hpp"
+#include "XrcDomain.hpp"
+
+namespace {
+
+using namespace xmsg::verbs;
+namespace fs = std::filesystem;
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value->c_str(), 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// A private temporary directory removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "xmsg-verbs-test.XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+bool device_required() {
+  const char* v = std::getenv("XMSG_REQUIRE_RDMA_DEVICE");
+  return v != nullptr && std::string(v) == "1";
+}
+
+#define REQUIRE_RDMA_DEVICE()                                                           \
+  do {                                                                                  \
+    if (list_device_names().empty()) {                                                  \
+      if (device_required()) FAIL() << "no RDMA device, but XMSG_REQUIRE_RDMA_DEVICE=1"; \
+      GTEST_SKIP() << "no RDMA device";                                                 \
+    }                                                                                   \
+  } while (0)
+
+// Polls until `want` completions arrived or ten seconds passed (a guard against hangs, not a
+// speed check).
+std::vector<ibv_wc> wait_for(CompletionQueue& cq, int want) {
+  std::vector<ibv_wc> got;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  ibv_wc wc[8];
+  while (static_cast<int>(got.size()) < want && std::chrono::steady_clock::now() < deadline) {
+    const int n = cq.poll(wc);
+    got.insert(got.end(), wc, wc + n);
+  }
+  return got;
+}
+
+RemoteEndpoint endpoint_of(const QueuePair& qp, const Device& device) {
+  RemoteEndpoint ep;
+  ep.qpn = qp.qpn();
+  ep.psn = qp.psn();
+  ep.lid = device.address().lid;
+  ep.gid = device.address().gid;
+  ep.path_mtu = device.address().path_mtu;
+  return ep;
+}
+
+unsigned char pattern_byte(std::size_t i, int seed) { return static_cast<unsigned char>((i * 131 + seed * 7 + 3) & 0xff); }
+
+// ---- no device needed -----------------------------------------------------------------------
+
+TEST(DeviceSpec, ParsesNameAndPortAndNamesTheVariableOnErrors) {
+  auto spec = parse_device_spec("mlx5_0:2");
+  EXPECT_EQ(spec.name, "mlx5_0");
+  EXPECT_EQ(spec.port, 2);
+  spec = parse_device_spec("rxe0");
+  EXPECT_EQ(spec.name, "rxe0");
+  EXPECT_FALSE(spec.port.has_value());
+  for (const char* bad : {"", ":1", "mlx5_0:", "mlx5_0:0", "mlx5_0:x", "mlx5_0:300"}) {
+    try {
+      parse_device_spec(bad);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("XMSG_IB_DEVICE"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(XrcDomainFile, IsPrivateJobScopedAndUnlinked) {
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  std::string path;
+  {
+    XrcDomainFile first("job42", 3);
+    XrcDomainFile second("job42", 3);  // a second local rank opens the same domain file
+    path = first.path();
+    EXPECT_EQ(path, (dir.path() / "xrcd-job42-node3").string());
+    struct stat a {}, b {};
+    ASSERT_EQ(fstat(first.fd(), &a), 0);
+    ASSERT_EQ(fstat(second.fd(), &b), 0);
+    EXPECT_EQ(a.st_ino, b.st_ino) << "ranks of one node must share one inode (the XRCD key)";
+    EXPECT_EQ(a.st_mode & 0777, 0600u);
+    first.unlink();
+    EXPECT_FALSE(fs::exists(path));
+    second.unlink();  // the other rank's unlink finds it gone and is fine
+    XrcDomainFile other_job("job43", 3);
+    EXPECT_NE(other_job.path(), path);
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path())) << "domain files left behind";
+}
+
+TEST(XrcDomainFile, DestructorUnlinksWhenARankDiesBeforeTheBarrier) {
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  { XrcDomainFile f("job7", 0); }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(XrcDomainFile, RefusesASharedDirectoryAndBadNames) {
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", std::nullopt);
+  ScopedEnv tmpdir("TMPDIR", dir.path().string());
+  const fs::path mine = dir.path() / ("xmsg-" + std::to_string(getuid()));
+  {
+    XrcDomainFile f("job1", 0);
+    struct stat st {};
+    ASSERT_EQ(stat(mine.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700u);
+  }
+  ASSERT_EQ(chmod(mine.c_str(), 0777), 0);
+  try {
+    XrcDomainFile f("job1", 0);
+    ADD_FAILURE() << "a world-writable directory was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("private"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(XrcDomainFile("a/b", 0), std::invalid_argument);
+  EXPECT_THROW(XrcDomainFile("job", -1), std::invalid_argument);
+}
+
+TEST(Device, UnknownDeviceNamedInTheError) {
+  ScopedEnv dev("XMSG_IB_DEVICE", "no_such_hca:1");
+  try {
+    Device::open_default();
+    FAIL() << "opened a device that does not exist";
+  } catch (const VerbsError& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_hca"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("available"), std::string::npos) << e.what();
+  }
+}
+
+// ---- a real device --------------------------------------------------------------------------
+
+TEST(Device, OpensAnActivePortWithUsableAddressing) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  const auto& a = device.address();
+  EXPECT_GE(a.port, 1);
+  EXPECT_GE(mtu_bytes(a.path_mtu), 256);
+  if (a.is_roce()) {
+    // RoCE v2 with an IPv4 address: ::ffff:a.b.c.d
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(a.gid[static_cast<std::size_t>(i)], 0) << "GID byte " << i;
+    EXPECT_EQ(a.gid[10], 0xff);
+    EXPECT_EQ(a.gid[11], 0xff);
+  } else {
+    EXPECT_NE(a.lid, 0);
+  }
+  // The same device by name and port.
+  ScopedEnv dev("XMSG_IB_DEVICE", device.name() + ":" + std::to_string(a.port));
+  Device again = Device::open_default();
+  EXPECT_EQ(again.label(), device.label());
+}
+
+TEST(Device, MissingPortNamedInTheError) {
+  REQUIRE_RDMA_DEVICE();
+  const std::string name = list_device_names().front();
+  try {
+    Device::open(DeviceSpec{name, 200});
+    FAIL() << "opened port 200";
+  } catch (const VerbsError& e) {
+    EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("200"), std::string::npos) << e.what();
+  }
+}
+
+// Two RC QPs on one device connected to each other (loopback), both receiving into one SRQ:
+// the RC mode of the transport in miniature.
+struct RcLoopback {
+  Device device = Device::open_default();
+  ProtectionDomain pd{device};
+  CompletionQueue cq{device, 256};
+  SharedReceiveQueue srq{pd, 16, 1024};
+  std::unique_ptr<QueuePair> a = QueuePair::create_rc(pd, cq, srq, 32, "rank 1 (test peer b)");
+  std::unique_ptr<QueuePair> b = QueuePair::create_rc(pd, cq, srq, 32, "rank 0 (test peer a)");
+  RcLoopback() {
+    a->connect(endpoint_of(*b, device));
+    b->connect(endpoint_of(*a, device));
+  }
+};
+
+TEST(RcLoopback, SendsIntoTheSharedReceiveQueueAndRefillsIt) {
+  REQUIRE_RDMA_DEVICE();
+  RcLoopback lo;
+  EXPECT_EQ(lo.srq.posted(), 16);
+  EXPECT_EQ(lo.srq.srq_num(), 0u);
+  std::vector<unsigned char> send_buf(1024);
+  MemoryRegion send_mr(lo.pd, send_buf.data(), send_buf.size(), IBV_ACCESS_LOCAL_WRITE);
+  // Five times the SRQ depth, from both QPs: only reposting keeps the queue from running dry.
+  for (int i = 0; i < 80; ++i) {
+    QueuePair& from = i % 2 == 0 ? *lo.a : *lo.b;
+    const std::size_t len = 1 + static_cast<std::size_t>(i * 37) % 1024;
+    for (std::size_t k = 0; k < len; ++k) send_buf[k] = pattern_byte(k, i);
+    ibv_sge sge{reinterpret_cast<std::uint64_t>(send_buf.data()), static_cast<std::uint32_t>(len), send_mr.lkey()};
+    ibv_send_wr wr{};
+    wr.wr_id = 1000 + static_cast<std::uint64_t>(i);
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND_WITH_IMM;
+    wr.imm_data = htonl(static_cast<std::uint32_t>(i));
+    wr.send_flags = IBV_SEND_SIGNALED;
+    from.post_send(wr);
+    const auto wcs = wait_for(lo.cq, 2);
+    ASSERT_EQ(wcs.size(), 2u) << "message " << i << " did not complete";
+    bool saw_recv = false;
+    for (const auto& wc : wcs) {
+      ASSERT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
+      if (wc.opcode == IBV_WC_RECV) {
+        saw_recv = true;
+        ASSERT_TRUE(wc.wc_flags & IBV_WC_WITH_IMM);
+        EXPECT_EQ(ntohl(wc.imm_data), static_cast<std::uint32_t>(i));
+        ASSERT_EQ(wc.byte_len, len);
+        const QueuePair& to = i % 2 == 0 ? *lo.b : *lo.a;
+        EXPECT_EQ(wc.qp_num, to.qpn()) << "the completion names the receiving QP";
+        const auto bytes = lo.srq.slot(wc.wr_id);
+        for (std::size_t k = 0; k < len; ++k) {
+          ASSERT_EQ(static_cast<unsigned char>(bytes[k]), pattern_byte(k, i)) << "message " << i << " byte " << k;
+        }
+        lo.srq.repost(wc.wr_id);
+      } else {
+        EXPECT_EQ(wc.opcode, IBV_WC_SEND);
+        EXPECT_EQ(wc.wr_id, 1000u + static_cast<std::uint64_t>(i));
+      }
+    }
+    ASSERT_TRUE(saw_recv);
+  }
+  EXPECT_EQ(lo.srq.posted(), 16);
+}
+
+TEST(RcLoopback, RdmaReadCopiesEveryByte) {
+  REQUIRE_RDMA_DEVICE();
+  RcLoopback lo;
+  constexpr std::size_t kBytes = 256 * 1024 + 13;  // several MTUs and an odd tail
+  std::vector<unsigned char> source(kBytes), target(kBytes, 0);
+  for (std::size_t k = 0; k < kBytes; ++k) source[k] = pattern_byte(k, 99);
+  MemoryRegion source_mr(lo.pd, source.data(), kBytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+  MemoryRegion target_mr(lo.pd, target.data(), kBytes, IBV_ACCESS_LOCAL_WRITE);
+  ibv_sge sge{reinterpret_cast<std::uint64_t>(target.data()), static_cast<std::uint32_t>(kBytes), target_mr.lkey()};
+  ibv_send_wr wr{};
+  wr.wr_id = 7;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_READ;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.rdma.remote_addr = reinterpret_cast<std::uint64_t>(source.data());
+  wr.wr.rdma.rkey = source_mr.rkey();
+  lo.a->post_send(wr);
+  const auto wcs = wait_for(lo.cq, 1);
+  ASSERT_EQ(wcs.size(), 1u) << "RDMA READ did not complete";
+  ASSERT_EQ(wcs[0].status, IBV_WC_SUCCESS) << describe_completion(wcs[0]);
+  EXPECT_EQ(wcs[0].opcode, IBV_WC_RDMA_READ);
+  for (std::size_t k = 0; k < kBytes; ++k) ASSERT_EQ(target[k], source[k]) << "byte " << k;
+}
+
+TEST(RcLoopback, ReadWithAWrongKeyFailsWithANamedStatus) {
+  REQUIRE_RDMA_DEVICE();
+  RcLoopback lo;
+  std::vector<unsigned char> source(4096, 1), target(4096, 0);
+  MemoryRegion source_mr(lo.pd, source.data(), source.size(), IBV_ACCESS_LOCAL_WRITE);  // no REMOTE_READ
+  MemoryRegion target_mr(lo.pd, target.data(), target.size(), IBV_ACCESS_LOCAL_WRITE);
+  ibv_sge sge{reinterpret_cast<std::uint64_t>(target.data()), 4096, target_mr.lkey()};
+  ibv_send_wr wr{};
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_READ;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.rdma.remote_addr = reinterpret_cast<std::uint64_t>(source.data());
+  wr.wr.rdma.rkey = source_mr.rkey();
+  lo.a->post_send(wr);
+  const auto wcs = wait_for(lo.cq, 1);
+  ASSERT_GE(wcs.size(), 1u) << "the refused READ never completed";
+  EXPECT_NE(wcs[0].status, IBV_WC_SUCCESS);
+  EXPECT_NE(describe_completion(wcs[0]).find("status"), std::string::npos);
+  EXPECT_EQ(target[0], 0) << "nothing may arrive through a key without remote read";
+}
+
+TEST(QueuePair, TgtRefusesToSendOrReachRts) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  if (!device.supports_xrc()) GTEST_SKIP() << "no XRC-capable device";
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  XrcDomain xrcd(device, "tgtjob", 0);
+  auto tgt = QueuePair::create_xrc_tgt(xrcd, "rank 9");
+  try {
+    tgt->to_rts();
+    FAIL() << "a TGT QP reached RTS";
+  } catch (const VerbsError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 9"), std::string::npos) << e.what();
+  }
+}
+
+TEST(XrcDomain, DeviceWithoutXrcIsRefusedByName) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  if (device.supports_xrc()) GTEST_SKIP() << "device " << device.label() << " has XRC; the refusal path needs one without";
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  try {
+    XrcDomain xrcd(device, "job", 0);
+    FAIL() << "opened an XRC domain on a device without IBV_DEVICE_XRC";
+  } catch (const VerbsError& e) {
+    EXPECT_NE(std::string(e.what()).find("no XRC-capable device"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(device.name()), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path())) << "the domain file was left behind";
+}
+
+// XRC in miniature on one device: INI -> TGT -> the XRC SRQ the sender names; then an RDMA
+// READ through the INI naming the same SRQ (rkey checked against that SRQ's PD).
+TEST(XrcLoopback, SendAndReadThroughIniAndTgt) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  if (!device.supports_xrc()) GTEST_SKIP() << "no XRC-capable device";
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  ProtectionDomain pd(device);
+  CompletionQueue cq(device, 256);
+  XrcDomain xrcd(device, "xrcjob", 0);
+  SharedReceiveQueue srq(pd, xrcd, cq, 16, 1024);
+  EXPECT_TRUE(srq.is_xrc());
+  auto ini = QueuePair::create_xrc_ini(pd, cq, 32, "node 0 (loopback)");
+  auto tgt = QueuePair::create_xrc_tgt(xrcd, "rank 0 (loopback)");
+  xrcd.unlink_file();
+  ini->connect(endpoint_of(*tgt, device));
+  tgt->connect(endpoint_of(*ini, device));
+
+  std::vector<unsigned char> buf(512);
+  for (std::size_t k = 0; k < buf.size(); ++k) buf[k] = pattern_byte(k, 5);
+  MemoryRegion mr(pd, buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+  ibv_sge sge{reinterpret_cast<std::uint64_t>(buf.data()), 512, mr.lkey()};
+  ibv_send_wr wr{};
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.qp_type.xrc.remote_srqn = srq.srq_num();
+  ini->post_send(wr);
+  auto wcs = wait_for(cq, 2);
+  ASSERT_EQ(wcs.size(), 2u);
+  for (const auto& wc : wcs) {
+    ASSERT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
+    if (wc.opcode == IBV_WC_RECV) {
+      ASSERT_EQ(wc.byte_len, 512u);
+      const auto bytes = srq.slot(wc.wr_id);
+      for (std::size_t k = 0; k < 512; ++k) ASSERT_EQ(static_cast<unsigned char>(bytes[k]), buf[k]);
+      srq.repost(wc.wr_id);
+    }
+  }
+
+  std::vector<unsigned char> target(512, 0);
+  MemoryRegion target_mr(pd, target.data(), target.size(), IBV_ACCESS_LOCAL_WRITE);
+  ibv_sge rsge{reinterpret_cast<std::uint64_t>(target.data()), 512, target_mr.lkey()};
+  ibv_send_wr rd{};
+  rd.sg_list = &rsge;
+  rd.num_sge = 1;
+  rd.opcode = IBV_WR_RDMA_READ;
+  rd.send_flags = IBV_SEND_SIGNALED;
+  rd.wr.rdma.remote_addr = reinterpret_cast<std::uint64_t>(buf.data());
+  rd.wr.rdma.rkey = mr.rkey();
+  rd.qp_type.xrc.remote_srqn = srq.srq_num();
+  ini->post_send(rd);
+  wcs = wait_for(cq, 1);
+  ASSERT_EQ(wcs.size(), 1u);
+  ASSERT_EQ(wcs[0].status, IBV_WC_SUCCESS) << describe_completion(wcs[0]);
+  for (std::size_t k = 0; k < 512; ++k) ASSERT_EQ(target[k], buf[k]) << "byte " << k;
+}
+
+}  // namespace
