@@ -5,8 +5,11 @@
 //                           must hit backpressure (try_send false) and still deliver in order
 //   xmsg_tcp_job intruder   rank 0 attacks rank 1's listener with plain sockets (junk, a forged
 //                           proof, silence); rank 1 must close them and the job go on
-//   xmsg_tcp_job kill       rank 1 dies (SIGKILL) in the middle of a stream from rank 0; rank 0
-//                           must report the peer failure and end the job
+//   xmsg_tcp_job reset      rank 1 resets all its sockets (as a crash does, but staying alive so
+//                           no launcher interferes); rank 0 must get on_peer_failure naming rank 1
+//   xmsg_tcp_job kill       rank 1 dies (SIGKILL) in the middle of a stream from rank 0; the job
+//                           must end promptly with an error (rank 0 reports it if it gets there
+//                           before the launcher ends it)
 // Prints "xmsg_tcp_job: <mode> OK" from rank 0 on success; exits non-zero with a reason otherwise.
 #include "Handshake.hpp"
 
@@ -211,6 +214,68 @@ void intruder() {
   if (job.rank == 0) std::printf("xmsg_tcp_job: intruder OK\n");
 }
 
+std::string endpoint_text(const sockaddr_storage& ss) {
+  auto& sa = reinterpret_cast<const sockaddr_in&>(ss);
+  char ip[INET_ADDRSTRLEN];
+  ::inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
+  return std::string(ip) + ":" + std::to_string(ntohs(sa.sin_port));
+}
+
+// What the kernel does to a killed process's sockets (abortive close, RST), but only to the
+// tcp transport's connections: `mine` is this rank's listening address, `theirs` the peer's.
+// The PMIx connection to the launcher may be TCP too and must survive.
+void reset_transport_sockets(const std::string& mine, const std::string& theirs) {
+  int count = 0;
+  for (int fd = 3; fd < 4096; ++fd) {
+    int type = 0;
+    socklen_t len = sizeof type;
+    if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM) continue;
+    sockaddr_storage local{}, remote{};
+    socklen_t ll = sizeof local, rl = sizeof remote;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &ll) != 0 || local.ss_family != AF_INET) continue;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&remote), &rl) != 0) continue;
+    if (endpoint_text(local) != mine && endpoint_text(remote) != theirs) continue;
+    linger l{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    ::shutdown(fd, SHUT_RDWR);
+    ++count;
+  }
+  check(count > 0, "found no transport connection to reset");
+}
+
+void reset_mid_transfer() {
+  Job job;
+  check(job.size >= 2, "reset needs 2 ranks");
+  job.sink.verify = false;
+  const size_t max = job.tcp->capabilities().max_eager_payload;
+  if (job.rank == 1) {
+    job.wait_for(0, 10);
+    reset_transport_sockets(job.boot->get_string(1, "xmsg.tcp.addr"), job.boot->get_string(0, "xmsg.tcp.addr"));
+  } else if (job.rank == 0) {
+    auto start = std::chrono::steady_clock::now();
+    while (job.sink.failures.empty()) {
+      job.sink.verify = false;
+      std::vector<std::byte> buf(max);
+      WireHeader h{0, 0, job.next_tag[1]++, MessageKind::kEager, 0, 0, max};
+      while (!job.tcp->try_send(1, h, buf) && job.sink.failures.empty()) job.tcp->progress(job.sink);
+      job.tcp->progress(job.sink);
+      check(std::chrono::steady_clock::now() - start < std::chrono::seconds(60), "no failure reported for 60 s");
+    }
+    auto [peer, reason] = job.sink.failures.front();
+    check(peer == 1, "failure reported for rank " + std::to_string(peer) + ", expected 1");
+    check(reason.find("connection to rank 1 (") != std::string::npos, "failure reason does not name rank 1 and its address: " + reason);
+    std::printf("rank 0 saw: %s\n", reason.c_str());
+    check(job.sink.failures.size() == 1, "the failure was reported more than once");
+    // Later sends to the dead peer are accepted and dropped, never block.
+    std::vector<std::byte> small(8);
+    WireHeader h{0, 0, 0, MessageKind::kEager, 0, 0, 8};
+    check(job.tcp->try_send(1, h, small), "try_send to a failed peer must not refuse forever");
+  }
+  job.boot->fence(false);
+  job.boot->finalize();
+  if (job.rank == 0) std::printf("xmsg_tcp_job: reset OK\n");
+}
+
 void kill_mid_transfer() {
   Job job;
   check(job.size >= 2, "kill needs 2 ranks");
@@ -237,8 +302,9 @@ int main(int argc, char** argv) {
     if (mode == "exchange") exchange();
     else if (mode == "intruder") intruder();
     else if (mode == "kill") kill_mid_transfer();
+    else if (mode == "reset") reset_mid_transfer();
     else {
-      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|intruder|kill (got '%s')\n", mode.c_str());
+      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|intruder|reset|kill (got '%s')\n", mode.c_str());
       return 2;
     }
   } catch (const std::exception& e) {
