@@ -1,0 +1,123 @@
+// The algorithm table. Every algorithm here is correct for every communicator size; the
+// thresholds only trade latency against bandwidth. Defaults come from runs of the OSU-style
+// benchmarks on a 2-core machine with 2-8 ranks (docs/collectives.md).
+//
+//   collective  condition                                algorithm
+//   barrier     always                                   dissemination
+//   bcast       bytes < BCAST_LARGE or n <= 2            binomial tree
+//               otherwise                                scatter + ring allgather
+//   reduce      always                                   binomial tree (rank order kept for
+//                                                        non-commutative ops)
+//   allreduce   bytes < ALLREDUCE_LARGE or count < p2    recursive doubling (+ fold)
+//               otherwise                                Rabenseifner (+ fold)
+//   gather      block * n <= GATHER_SMALL                binomial tree
+//   scatter     otherwise                                linear
+//   allgather   block < ALLGATHER_LARGE                  Bruck
+//               otherwise                                ring
+//   alltoall    block <= ALLTOALL_SMALL                  Bruck
+//               block < ALLTOALL_LARGE                   linear (all posted at once)
+//               otherwise                                pairwise exchange
+//   gatherv, scatterv: linear; allgatherv: ring; alltoallv: pairwise exchange.
+#include "algorithm_selection.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace xmsg::coll {
+namespace {
+
+int64_t env_bytes(const char* name, int64_t fallback) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  long long value = std::strtoll(text, &end, 10);
+  if (end == text || value < 0) return fallback;
+  if (*end == 'k' || *end == 'K') value <<= 10;
+  else if (*end == 'm' || *end == 'M') value <<= 20;
+  else if (*end == 'g' || *end == 'G') value <<= 30;
+  return value;
+}
+
+Thresholds load() {
+  Thresholds t;
+  t.bcast_large = env_bytes("XMSG_COLL_BCAST_LARGE", 64 << 10);
+  t.allreduce_large = env_bytes("XMSG_COLL_ALLREDUCE_LARGE", 16 << 10);
+  t.allgather_large = env_bytes("XMSG_COLL_ALLGATHER_LARGE", 8 << 10);
+  t.alltoall_small = env_bytes("XMSG_COLL_ALLTOALL_SMALL", 256);
+  t.alltoall_large = env_bytes("XMSG_COLL_ALLTOALL_LARGE", 32 << 10);
+  t.gather_small = env_bytes("XMSG_COLL_GATHER_SMALL", 16 << 10);
+  return t;
+}
+
+}  // namespace
+
+const Thresholds& thresholds() {
+  static const Thresholds t = load();
+  return t;
+}
+
+int run_barrier(const Comm& c) { return barrier_dissemination(c); }
+
+int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
+  if (c.size <= 2 || bytes < thresholds().bcast_large) return bcast_binomial(c, buf, bytes, root);
+  return bcast_scatter_allgather(c, buf, bytes, root);
+}
+
+int run_reduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op, int root) {
+  return reduce_binomial(c, sendbuf, recvbuf, count, op, root);
+}
+
+int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op) {
+  int p2 = 1;
+  while (p2 * 2 <= c.size) p2 *= 2;
+  const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
+  if (bytes < thresholds().allreduce_large || count < p2)
+    return allreduce_recursive_doubling(c, sendbuf, recvbuf, count, op);
+  return allreduce_rabenseifner(c, sendbuf, recvbuf, count, op);
+}
+
+int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root) {
+  if (block * c.size <= thresholds().gather_small) return gather_binomial(c, sendbuf, recvbuf, block, root);
+  if (c.rank != root) return gatherv_linear(c, sendbuf, block, nullptr, nullptr, nullptr, root);
+  Scratch layout_store(2 * c.size * static_cast<int64_t>(sizeof(int64_t)));
+  auto* counts = reinterpret_cast<int64_t*>(layout_store.get());
+  int64_t* displs = counts + c.size;
+  for (int i = 0; i < c.size; ++i) {
+    counts[i] = block;
+    displs[i] = i * block;
+  }
+  return gatherv_linear(c, sendbuf, block, recvbuf, counts, displs, root);
+}
+
+int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root) {
+  if (block * c.size <= thresholds().gather_small) return scatter_binomial(c, sendbuf, recvbuf, block, root);
+  if (c.rank != root) return scatterv_linear(c, nullptr, nullptr, nullptr, recvbuf, block, root);
+  Scratch layout_store(2 * c.size * static_cast<int64_t>(sizeof(int64_t)));
+  auto* counts = reinterpret_cast<int64_t*>(layout_store.get());
+  int64_t* displs = counts + c.size;
+  for (int i = 0; i < c.size; ++i) {
+    counts[i] = block;
+    displs[i] = i * block;
+  }
+  return scatterv_linear(c, sendbuf, counts, displs, recvbuf, block, root);
+}
+
+int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
+  if (block < thresholds().allgather_large) return allgather_bruck(c, recvbuf, block);
+  Scratch layout_store(2 * c.size * static_cast<int64_t>(sizeof(int64_t)));
+  auto* counts = reinterpret_cast<int64_t*>(layout_store.get());
+  int64_t* displs = counts + c.size;
+  for (int i = 0; i < c.size; ++i) {
+    counts[i] = block;
+    displs[i] = i * block;
+  }
+  return allgatherv_ring(c, recvbuf, counts, displs);
+}
+
+int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+  if (block <= thresholds().alltoall_small) return alltoall_bruck(c, sendbuf, recvbuf, block);
+  if (block < thresholds().alltoall_large) return alltoall_linear(c, sendbuf, recvbuf, block);
+  return alltoall_pairwise(c, sendbuf, recvbuf, block);
+}
+
+}  // namespace xmsg::coll

@@ -1,0 +1,32 @@
+// Which algorithm each collective runs, by message size and communicator size: the one table
+// (algorithm_selection.cpp) and its thresholds, each overridable by an XMSG_COLL_* variable.
+#pragma once
+
+#include <cstdint>
+
+#include "coll.hpp"
+
+namespace xmsg::coll {
+
+struct Thresholds {
+  int64_t bcast_large;          // bytes >= this (and n > 2): scatter+allgather, else binomial
+  int64_t allreduce_large;      // bytes >= this (and count >= p2): Rabenseifner, else recursive doubling
+  int64_t allgather_large;      // block bytes >= this: ring, else Bruck
+  int64_t alltoall_small;       // block bytes <= this: Bruck
+  int64_t alltoall_large;       // block bytes >= this: pairwise; in between: linear
+  int64_t gather_small;         // block bytes * n <= this: binomial gather/scatter, else linear
+};
+
+// Read once from the environment (defaults in docs/collectives.md).
+const Thresholds& thresholds();
+
+int run_barrier(const Comm& c);
+int run_bcast(const Comm& c, void* buf, int64_t bytes, int root);
+int run_reduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op, int root);
+int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op);
+int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
+int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
+int run_allgather(const Comm& c, void* recvbuf, int64_t block);
+int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+
+}  // namespace xmsg::coll

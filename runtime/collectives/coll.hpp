@@ -1,0 +1,157 @@
+// Internal interface of the collectives: the point-to-point step they are built from, the
+// resolved reduction op, scratch buffers, and the algorithm entry points (one per algorithm,
+// chosen in algorithm_selection.cpp). Buffers are bytes: every datatype is contiguous.
+#pragma once
+
+#include <xmsg/xmsg.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace xmsg::coll {
+
+struct Comm {
+  xmsg_comm_t handle;
+  int rank;
+  int size;
+};
+
+// Tags on the communicator's hidden collective context. Collectives are called in the same
+// order everywhere and point-to-point between a pair is non-overtaking, so one tag per
+// collective (plus the round where a pair talks more than once) keeps every match exact.
+enum Tag : int {
+  kTagBarrier = 1 << 10,
+  kTagBcast = 2 << 10,
+  kTagReduce = 3 << 10,
+  kTagAllreduce = 4 << 10,
+  kTagGather = 5 << 10,
+  kTagScatter = 6 << 10,
+  kTagAllgather = 7 << 10,
+  kTagAlltoall = 8 << 10,
+};
+
+// The sends and receives of one step of an algorithm; wait() completes all of them and
+// returns the first error. The destructor waits too, so no request outlives its buffers.
+class Step {
+ public:
+  explicit Step(const Comm& comm) : comm_(comm) {}
+  Step(const Step&) = delete;
+  Step& operator=(const Step&) = delete;
+  ~Step();
+
+  void send(const void* buf, int64_t bytes, int peer, int tag);
+  void recv(void* buf, int64_t bytes, int peer, int tag);
+  int wait();
+
+ private:
+  void add(xmsg_request_t request);
+
+  const Comm& comm_;
+  int error_ = XMSG_SUCCESS;
+  int count_ = 0;
+  xmsg_request_t inline_[8];
+  std::vector<xmsg_request_t> more_;
+};
+
+// ---- the few things the collectives need from the point-to-point runtime (coll_p2p.cpp) ----
+// Validates `comm` and fills rank/size; the error message names `func`.
+int check_comm(xmsg_comm_t comm, const char* func, Comm* out);
+// Validates a datatype argument named `arg` of `func` and gives its element size.
+int check_type(xmsg_datatype_t type, const char* func, const char* arg, size_t* elem_size);
+// Records the detailed message of a failed call and returns `code`.
+int fail(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Blocking exchange with one peer (either side may be skipped with peer < 0).
+int sendrecv(const Comm& comm, const void* sbuf, int64_t sbytes, int dest, void* rbuf, int64_t rbytes,
+             int source, int tag);
+
+// A reduction op resolved for one datatype: apply(in, inout, n) computes inout = in (op) inout,
+// `in` being the operand of the lower ranks.
+struct ReduceOp {
+  using Builtin = void (*)(const void* in, void* inout, int64_t count);
+  Builtin builtin = nullptr;
+  xmsg_user_function* user = nullptr;
+  void* user_data = nullptr;
+  xmsg_datatype_t type = 0;
+  size_t elem_size = 0;
+  bool commutative = true;
+
+  void apply(const void* in, void* inout, int64_t count) const {
+    if (count <= 0) return;
+    if (builtin) builtin(in, inout, count);
+    else user(in, inout, count, type, user_data);
+  }
+};
+
+// The built-in reduction of `op` over `type`, or nullptr when MPI does not define that pair.
+ReduceOp::Builtin builtin_op(xmsg_op_t op, xmsg_datatype_t type);
+bool builtin_commutative(xmsg_op_t op);
+const char* op_name(xmsg_op_t op);
+const char* type_name(xmsg_datatype_t type);
+// Bytes of one element as the reductions lay it out (the pair types are C structs).
+size_t builtin_type_size(xmsg_datatype_t type);
+
+// Resolves `op` for `type` (built-in or user-created), setting the error message on failure.
+int resolve_op(xmsg_op_t op, xmsg_datatype_t type, size_t elem_size, const char* func, ReduceOp* out);
+
+// Uninitialised scratch memory (collectives overwrite it before reading).
+class Scratch {
+ public:
+  Scratch() = default;
+  explicit Scratch(int64_t bytes) { resize(bytes); }
+  void resize(int64_t bytes) {
+    if (bytes > capacity_) {
+      data_.reset(new std::byte[static_cast<size_t>(bytes)]);
+      capacity_ = bytes;
+    }
+  }
+  std::byte* get() { return data_.get(); }
+
+ private:
+  std::unique_ptr<std::byte[]> data_;
+  int64_t capacity_ = 0;
+};
+
+inline std::byte* at(void* base, int64_t offset) { return static_cast<std::byte*>(base) + offset; }
+inline const std::byte* at(const void* base, int64_t offset) {
+  return static_cast<const std::byte*>(base) + offset;
+}
+void copy_bytes(void* dst, const void* src, int64_t bytes);
+
+// ---- algorithms (buffers already validated; sizes in bytes) -------------------------------
+int barrier_dissemination(const Comm& c);
+
+int bcast_binomial(const Comm& c, void* buf, int64_t bytes, int root);
+int bcast_scatter_allgather(const Comm& c, void* buf, int64_t bytes, int root);
+
+// `sendbuf` never XMSG_IN_PLACE here; recvbuf significant at root only.
+int reduce_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
+                    int root);
+
+int allreduce_recursive_doubling(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
+                                 const ReduceOp& op);
+int allreduce_rabenseifner(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
+                           const ReduceOp& op);
+
+// Blocks of rank i: bytes counts[i] at displs[i] (bytes) of the root's buffer. sendbuf
+// may be XMSG_IN_PLACE at the root (gather) / recvbuf at the root (scatter).
+int gatherv_linear(const Comm& c, const void* sendbuf, int64_t sendbytes, void* recvbuf, const int64_t* counts,
+                   const int64_t* displs, int root);
+int gather_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
+int scatterv_linear(const Comm& c, const void* sendbuf, const int64_t* counts, const int64_t* displs,
+                    void* recvbuf, int64_t recvbytes, int root);
+int scatter_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
+
+// Own block already in place in recvbuf.
+int allgather_bruck(const Comm& c, void* recvbuf, int64_t block);
+int allgatherv_ring(const Comm& c, void* recvbuf, const int64_t* counts, const int64_t* displs);
+
+int alltoall_bruck(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int alltoall_pairwise(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int alltoall_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                       void* recvbuf, const int64_t* rcounts, const int64_t* rdispls);
+
+}  // namespace xmsg::coll

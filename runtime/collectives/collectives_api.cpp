@@ -1,0 +1,393 @@
+// The C entry points of the collectives: argument checks (every error names the argument),
+// XMSG_IN_PLACE handling, conversion to bytes, then the algorithm from the selection table.
+#include <algorithm>
+#include <cinttypes>
+
+#include "algorithm_selection.hpp"
+#include "coll.hpp"
+
+using namespace xmsg::coll;
+
+namespace {
+
+int check_count(const char* func, const char* arg, int64_t count) {
+  if (count < 0) return fail(XMSG_ERR_COUNT, "%s: %s %" PRId64 " is negative", func, arg, count);
+  return XMSG_SUCCESS;
+}
+
+int check_buffer(const char* func, const char* arg, const void* buf, int64_t count) {
+  if (!buf && count > 0)
+    return fail(XMSG_ERR_BUFFER, "%s: %s is NULL with %" PRId64 " elements", func, arg, count);
+  return XMSG_SUCCESS;
+}
+
+int check_not_in_place(const char* func, const char* arg, const void* buf) {
+  if (buf == XMSG_IN_PLACE) return fail(XMSG_ERR_BUFFER, "%s: %s cannot be XMSG_IN_PLACE here", func, arg);
+  return XMSG_SUCCESS;
+}
+
+int check_root(const char* func, int root, const Comm& c) {
+  if (root < 0 || root >= c.size)
+    return fail(XMSG_ERR_ROOT, "%s: root %d out of range [0, %d)", func, root, c.size);
+  return XMSG_SUCCESS;
+}
+
+// A counts/displacements array of comm-size entries: present, counts not negative.
+int check_array(const char* func, const char* arg, const int64_t* values, const Comm& c, bool counts) {
+  if (!values) return fail(XMSG_ERR_ARG, "%s: %s is NULL", func, arg);
+  for (int i = 0; i < c.size; ++i) {
+    if (values[i] < 0)
+      return fail(counts ? XMSG_ERR_COUNT : XMSG_ERR_ARG, "%s: %s[%d] = %" PRId64 " is negative", func, arg, i,
+                  values[i]);
+  }
+  return XMSG_SUCCESS;
+}
+
+// Each rank's block in bytes, from element counts and displacements.
+struct ByteLayout {
+  explicit ByteLayout(int n) : store(2 * n * static_cast<int64_t>(sizeof(int64_t))) {
+    counts = reinterpret_cast<int64_t*>(store.get());
+    displs = counts + n;
+  }
+  ByteLayout(int n, const int64_t* c, const int64_t* d, size_t elem) : ByteLayout(n) {
+    for (int i = 0; i < n; ++i) {
+      counts[i] = c[i] * static_cast<int64_t>(elem);
+      displs[i] = d[i] * static_cast<int64_t>(elem);
+    }
+  }
+  Scratch store;
+  int64_t* counts;
+  int64_t* displs;
+};
+
+bool any_positive(const int64_t* values, int n) {
+  for (int i = 0; i < n; ++i)
+    if (values[i] > 0) return true;
+  return false;
+}
+
+int check_match(const char* func, int64_t send_bytes, int64_t recv_bytes) {
+  if (send_bytes != recv_bytes)
+    return fail(XMSG_ERR_COUNT, "%s: sendcount * size of sendtype (%" PRId64 " bytes) != recvcount * size of recvtype (%" PRId64 " bytes)",
+                func, send_bytes, recv_bytes);
+  return XMSG_SUCCESS;
+}
+
+}  // namespace
+
+#define XMSG_TRY(expr)          \
+  do {                          \
+    if (int e_ = (expr)) return e_; \
+  } while (0)
+
+extern "C" {
+
+int xmsg_barrier(xmsg_comm_t comm) {
+  Comm c;
+  XMSG_TRY(check_comm(comm, "xmsg_barrier", &c));
+  if (c.size == 1) return XMSG_SUCCESS;
+  return run_barrier(c);
+}
+
+int xmsg_bcast(void* buf, int64_t count, xmsg_datatype_t datatype, int root, xmsg_comm_t comm) {
+  const char* f = "xmsg_bcast";
+  Comm c;
+  size_t es = 0;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_count(f, "count", count));
+  XMSG_TRY(check_type(datatype, f, "datatype", &es));
+  XMSG_TRY(check_root(f, root, c));
+  XMSG_TRY(check_not_in_place(f, "buf", buf));
+  XMSG_TRY(check_buffer(f, "buf", buf, count));
+  const int64_t bytes = count * static_cast<int64_t>(es);
+  if (c.size == 1 || bytes == 0) return XMSG_SUCCESS;
+  return run_bcast(c, buf, bytes, root);
+}
+
+int xmsg_reduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datatype_t datatype, xmsg_op_t op, int root,
+                xmsg_comm_t comm) {
+  const char* f = "xmsg_reduce";
+  Comm c;
+  size_t es = 0;
+  ReduceOp rop;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_count(f, "count", count));
+  XMSG_TRY(check_type(datatype, f, "datatype", &es));
+  XMSG_TRY(resolve_op(op, datatype, es, f, &rop));
+  XMSG_TRY(check_root(f, root, c));
+  const bool is_root = c.rank == root;
+  if (!is_root) XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
+  XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, count));
+  if (is_root) {
+    XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, count));
+  }
+  if (count == 0) return XMSG_SUCCESS;
+  const void* input = sendbuf == XMSG_IN_PLACE ? recvbuf : sendbuf;
+  if (c.size == 1) {
+    copy_bytes(recvbuf, input, count * static_cast<int64_t>(es));
+    return XMSG_SUCCESS;
+  }
+  return run_reduce(c, input, recvbuf, count, rop, root);
+}
+
+int xmsg_allreduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datatype_t datatype, xmsg_op_t op,
+                   xmsg_comm_t comm) {
+  const char* f = "xmsg_allreduce";
+  Comm c;
+  size_t es = 0;
+  ReduceOp rop;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_count(f, "count", count));
+  XMSG_TRY(check_type(datatype, f, "datatype", &es));
+  XMSG_TRY(resolve_op(op, datatype, es, f, &rop));
+  XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, count));
+  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+  XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, count));
+  if (count == 0) return XMSG_SUCCESS;
+  const void* input = sendbuf == XMSG_IN_PLACE ? recvbuf : sendbuf;
+  if (c.size == 1) {
+    copy_bytes(recvbuf, input, count * static_cast<int64_t>(es));
+    return XMSG_SUCCESS;
+  }
+  return run_allreduce(c, input, recvbuf, count, rop);
+}
+
+int xmsg_gather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
+                xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
+  const char* f = "xmsg_gather";
+  Comm c;
+  size_t ses = 0, res = 0;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_root(f, root, c));
+  const bool is_root = c.rank == root, in_place = is_root && sendbuf == XMSG_IN_PLACE;
+  if (!in_place) {
+    XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
+    XMSG_TRY(check_count(f, "sendcount", sendcount));
+    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+  }
+  int64_t block = sendcount * static_cast<int64_t>(ses);
+  if (is_root) {
+    XMSG_TRY(check_count(f, "recvcount", recvcount));
+    XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+    XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+    if (!in_place) XMSG_TRY(check_match(f, block, recvcount * static_cast<int64_t>(res)));
+    block = recvcount * static_cast<int64_t>(res);
+  }
+  if (block == 0) return XMSG_SUCCESS;
+  if (c.size == 1) {
+    if (!in_place) copy_bytes(recvbuf, sendbuf, block);
+    return XMSG_SUCCESS;
+  }
+  return run_gather(c, sendbuf, recvbuf, block, root);
+}
+
+int xmsg_gatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf,
+                 const int64_t recvcounts[], const int64_t displs[], xmsg_datatype_t recvtype, int root,
+                 xmsg_comm_t comm) {
+  const char* f = "xmsg_gatherv";
+  Comm c;
+  size_t ses = 0, res = 0;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_root(f, root, c));
+  const bool is_root = c.rank == root, in_place = is_root && sendbuf == XMSG_IN_PLACE;
+  if (!in_place) {
+    XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
+    XMSG_TRY(check_count(f, "sendcount", sendcount));
+    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+  }
+  const int64_t send_bytes = sendcount * static_cast<int64_t>(ses);
+  if (!is_root) return gatherv_linear(c, sendbuf, send_bytes, nullptr, nullptr, nullptr, root);
+  XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
+  XMSG_TRY(check_array(f, "displs", displs, c, false));
+  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+  if (!recvbuf && any_positive(recvcounts, c.size))
+    return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
+  ByteLayout layout(c.size, recvcounts, displs, res);
+  if (!in_place) XMSG_TRY(check_match(f, send_bytes, layout.counts[root]));
+  return gatherv_linear(c, sendbuf, send_bytes, recvbuf, layout.counts, layout.displs, root);
+}
+
+int xmsg_scatter(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
+                 xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
+  const char* f = "xmsg_scatter";
+  Comm c;
+  size_t ses = 0, res = 0;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_root(f, root, c));
+  const bool is_root = c.rank == root, in_place = is_root && recvbuf == XMSG_IN_PLACE;
+  if (!in_place) {
+    XMSG_TRY(check_not_in_place(f, "recvbuf (on a rank other than the root)", recvbuf));
+    XMSG_TRY(check_count(f, "recvcount", recvcount));
+    XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+  }
+  int64_t block = recvcount * static_cast<int64_t>(res);
+  if (is_root) {
+    XMSG_TRY(check_count(f, "sendcount", sendcount));
+    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+    XMSG_TRY(check_not_in_place(f, "sendbuf", sendbuf));
+    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    if (!in_place) XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
+    block = sendcount * static_cast<int64_t>(ses);
+  }
+  if (block == 0) return XMSG_SUCCESS;
+  if (c.size == 1) {
+    if (!in_place) copy_bytes(recvbuf, sendbuf, block);
+    return XMSG_SUCCESS;
+  }
+  return run_scatter(c, sendbuf, recvbuf, block, root);
+}
+
+int xmsg_scatterv(const void* sendbuf, const int64_t sendcounts[], const int64_t displs[], xmsg_datatype_t sendtype,
+                  void* recvbuf, int64_t recvcount, xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
+  const char* f = "xmsg_scatterv";
+  Comm c;
+  size_t ses = 0, res = 0;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_root(f, root, c));
+  const bool is_root = c.rank == root, in_place = is_root && recvbuf == XMSG_IN_PLACE;
+  if (!in_place) {
+    XMSG_TRY(check_not_in_place(f, "recvbuf (on a rank other than the root)", recvbuf));
+    XMSG_TRY(check_count(f, "recvcount", recvcount));
+    XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+  }
+  const int64_t recv_bytes = recvcount * static_cast<int64_t>(res);
+  if (!is_root) return scatterv_linear(c, nullptr, nullptr, nullptr, recvbuf, recv_bytes, root);
+  XMSG_TRY(check_array(f, "sendcounts", sendcounts, c, true));
+  XMSG_TRY(check_array(f, "displs", displs, c, false));
+  XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+  XMSG_TRY(check_not_in_place(f, "sendbuf", sendbuf));
+  if (!sendbuf && any_positive(sendcounts, c.size))
+    return fail(XMSG_ERR_BUFFER, "%s: sendbuf is NULL with sendcounts not all zero", f);
+  ByteLayout layout(c.size, sendcounts, displs, ses);
+  if (!in_place) XMSG_TRY(check_match(f, layout.counts[root], recv_bytes));
+  return scatterv_linear(c, sendbuf, layout.counts, layout.displs, recvbuf, recv_bytes, root);
+}
+
+int xmsg_allgather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
+                   xmsg_datatype_t recvtype, xmsg_comm_t comm) {
+  const char* f = "xmsg_allgather";
+  Comm c;
+  size_t ses = 0, res = 0;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_count(f, "recvcount", recvcount));
+  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+  XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+  const int64_t block = recvcount * static_cast<int64_t>(res);
+  const bool in_place = sendbuf == XMSG_IN_PLACE;
+  if (!in_place) {
+    XMSG_TRY(check_count(f, "sendcount", sendcount));
+    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
+  }
+  if (block == 0) return XMSG_SUCCESS;
+  if (!in_place) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
+  if (c.size == 1) return XMSG_SUCCESS;
+  return run_allgather(c, recvbuf, block);
+}
+
+int xmsg_allgatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf,
+                    const int64_t recvcounts[], const int64_t displs[], xmsg_datatype_t recvtype, xmsg_comm_t comm) {
+  const char* f = "xmsg_allgatherv";
+  Comm c;
+  size_t ses = 0, res = 0;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
+  XMSG_TRY(check_array(f, "displs", displs, c, false));
+  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+  if (!recvbuf && any_positive(recvcounts, c.size))
+    return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
+  ByteLayout layout(c.size, recvcounts, displs, res);
+  const bool in_place = sendbuf == XMSG_IN_PLACE;
+  if (!in_place) {
+    XMSG_TRY(check_count(f, "sendcount", sendcount));
+    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), layout.counts[c.rank]));
+    copy_bytes(at(recvbuf, layout.displs[c.rank]), sendbuf, layout.counts[c.rank]);
+  }
+  if (c.size == 1) return XMSG_SUCCESS;
+  return allgatherv_ring(c, recvbuf, layout.counts, layout.displs);
+}
+
+int xmsg_alltoall(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
+                  xmsg_datatype_t recvtype, xmsg_comm_t comm) {
+  const char* f = "xmsg_alltoall";
+  Comm c;
+  size_t ses = 0, res = 0;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_count(f, "recvcount", recvcount));
+  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+  XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+  const int64_t block = recvcount * static_cast<int64_t>(res);
+  const bool in_place = sendbuf == XMSG_IN_PLACE;
+  if (!in_place) {
+    XMSG_TRY(check_count(f, "sendcount", sendcount));
+    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
+  }
+  if (block == 0) return XMSG_SUCCESS;
+  Scratch copy;
+  if (in_place) {
+    copy.resize(block * c.size);
+    copy_bytes(copy.get(), recvbuf, block * c.size);
+    sendbuf = copy.get();
+  }
+  if (c.size == 1) {
+    copy_bytes(recvbuf, sendbuf, block);
+    return XMSG_SUCCESS;
+  }
+  return run_alltoall(c, sendbuf, recvbuf, block);
+}
+
+int xmsg_alltoallv(const void* sendbuf, const int64_t sendcounts[], const int64_t sdispls[], xmsg_datatype_t sendtype,
+                   void* recvbuf, const int64_t recvcounts[], const int64_t rdispls[], xmsg_datatype_t recvtype,
+                   xmsg_comm_t comm) {
+  const char* f = "xmsg_alltoallv";
+  Comm c;
+  size_t ses = 0, res = 0;
+  XMSG_TRY(check_comm(comm, f, &c));
+  XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
+  XMSG_TRY(check_array(f, "rdispls", rdispls, c, false));
+  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+  if (!recvbuf && any_positive(recvcounts, c.size))
+    return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
+  ByteLayout recv_layout(c.size, recvcounts, rdispls, res);
+  const bool in_place = sendbuf == XMSG_IN_PLACE;
+  Scratch copy;
+  if (in_place) {
+    // The send layout is the receive layout; work from a copy of the receive buffer.
+    int64_t extent = 0;
+    for (int i = 0; i < c.size; ++i)
+      if (recv_layout.counts[i] > 0) extent = std::max(extent, recv_layout.displs[i] + recv_layout.counts[i]);
+    copy.resize(extent);
+    copy_bytes(copy.get(), recvbuf, extent);
+    return alltoallv_pairwise(c, copy.get(), recv_layout.counts, recv_layout.displs, recvbuf, recv_layout.counts,
+                              recv_layout.displs);
+  }
+  XMSG_TRY(check_array(f, "sendcounts", sendcounts, c, true));
+  XMSG_TRY(check_array(f, "sdispls", sdispls, c, false));
+  XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+  if (!sendbuf && any_positive(sendcounts, c.size))
+    return fail(XMSG_ERR_BUFFER, "%s: sendbuf is NULL with sendcounts not all zero", f);
+  ByteLayout send_layout(c.size, sendcounts, sdispls, ses);
+  if (send_layout.counts[c.rank] != recv_layout.counts[c.rank])
+    return fail(XMSG_ERR_COUNT, "%s: sendcounts[%d] and recvcounts[%d] describe different byte counts", f, c.rank,
+                c.rank);
+  return alltoallv_pairwise(c, sendbuf, send_layout.counts, send_layout.displs, recvbuf, recv_layout.counts,
+                            recv_layout.displs);
+}
+
+}  // extern "C"
