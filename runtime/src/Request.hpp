@@ -1,0 +1,114 @@
+// Requests: one object per outstanding operation, drawn from a pool (no malloc on the fast
+// path). The C handle xmsg_request_t points at one. Control messages (CTS, FIN) waiting for
+// queue space are requests too, so every per-peer send queue holds one type.
+#pragma once
+
+#include <xmsg/transport/transport.hpp>
+#include <xmsg/xmsg.h>
+
+#include "IntrusiveList.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace xmsg::rt {
+struct Comm;
+class World;
+}  // namespace xmsg::rt
+
+enum class ReqType : uint8_t { kSend, kRecv, kControl };
+
+// What a queued send still has to put on the wire.
+enum class SendStage : uint8_t { kNone, kEager, kRts, kStream, kControl };
+
+struct xmsg_request_s;
+
+// Adapter so a request can receive a transport's read completion without a virtual base on
+// the request itself.
+struct ReadDone final : xmsg::transport::ReadCompletion {
+  xmsg_request_s* req = nullptr;
+  xmsg::rt::World* world = nullptr;
+  void on_read_done(bool ok, const std::string& reason) override;
+};
+
+struct xmsg_request_s {
+  static constexpr uint32_t kMagic = 0x52455131;  // "REQ1"
+  uint32_t magic = 0;
+  ReqType type = ReqType::kSend;
+  SendStage stage = SendStage::kNone;
+  bool done = false;
+  bool detached = false;   // xmsg_request_free'd while pending: release on completion
+  bool posted = false;     // sits in a posted-receive list
+  bool inflight = false;   // rendezvous in progress (in World's inflight list)
+  int error = XMSG_SUCCESS;
+
+  // Matching / addressing.
+  uint32_t context = 0;
+  int peer = -1;           // world rank: destination, or source (-1 = any) of a receive
+  int tag = 0;
+  const xmsg::rt::Comm* comm = nullptr;
+  void* buf = nullptr;
+  uint64_t bytes = 0;      // send: message length; receive: capacity
+  uint64_t seq = 0;        // posting order, to choose between source and wildcard lists
+
+  // Status of a completed receive.
+  int status_source = -1;  // world rank
+  int status_tag = 0;
+  uint64_t status_bytes = 0;
+  uint64_t message_length = 0;  // as sent (> status_bytes when truncated)
+  bool cancelled = false;
+
+  // Rendezvous.
+  uint64_t remote_req = 0;  // the peer's request id
+  uint64_t offset = 0;      // stream: bytes sent / received so far
+  xmsg::transport::MemoryHandle handle{};
+  ReadDone read_done;
+
+  // Control message (CTS/FIN) payload.
+  xmsg::transport::WireHeader control_header{};
+  uint64_t control_payload[2] = {0, 0};
+  uint32_t control_len = 0;
+
+  xmsg::rt::Link<xmsg_request_s> link;      // posted list or a peer's send queue
+  xmsg::rt::Link<xmsg_request_s> inflight_link;
+  xmsg_request_s* pool_next = nullptr;
+};
+
+namespace xmsg::rt {
+
+using Request = xmsg_request_s;
+
+class RequestPool {
+ public:
+  Request* get() {
+    if (!free_) grow();
+    Request* r = free_;
+    free_ = r->pool_next;
+    ++live_;
+    return r;
+  }
+  void put(Request* r) {
+    r->magic = 0;
+    r->pool_next = free_;
+    free_ = r;
+    --live_;
+  }
+  size_t live() const { return live_; }
+
+ private:
+  void grow() {
+    constexpr size_t kBlock = 256;
+    blocks_.push_back(std::make_unique<Request[]>(kBlock));
+    Request* b = blocks_.back().get();
+    for (size_t i = 0; i < kBlock; ++i) {
+      b[i].pool_next = free_;
+      free_ = &b[i];
+    }
+  }
+  std::vector<std::unique_ptr<Request[]>> blocks_;
+  Request* free_ = nullptr;
+  size_t live_ = 0;
+};
+
+}  // namespace xmsg::rt

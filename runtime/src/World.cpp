@@ -1,0 +1,773 @@
+#include "World.hpp"
+
+#include <xmsg/transport/registry.hpp>
+#include <xmsg/transport/selector.hpp>
+
+#include "xmsg_internal.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <sched.h>
+#include <stdexcept>
+
+namespace xmsg::rt {
+
+using transport::MessageKind;
+using transport::WireHeader;
+
+World* World::current = nullptr;
+
+namespace {
+
+uint64_t env_size(const char* name, uint64_t dflt) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  char* end = nullptr;
+  unsigned long long x = std::strtoull(v, &end, 0);
+  if (end == v) throw std::invalid_argument(std::string(name) + "='" + v + "' is not a number");
+  if (*end == 'k' || *end == 'K') x <<= 10;
+  else if (*end == 'm' || *end == 'M') x <<= 20;
+  return x;
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0 && std::strcmp(v, "off") != 0;
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Default thresholds, set by measurement on a 2-core x86 (see docs/shm.md).
+constexpr uint64_t kDefaultEagerLimit = 16384;
+constexpr uint64_t kDefaultFragment = 65536;
+
+}  // namespace
+
+void World::Idle::pause(const World& w) {
+  if (++spins > w.spin_limit_) sched_yield();
+  else cpu_relax();
+}
+
+World::World() : matching_(1) {
+  boot_ = bootstrap::make_bootstrap();
+  rank_ = boot_->rank();
+  size_ = boot_->size();
+  matching_ = MatchingEngine(size_);
+  peers_.resize(size_);
+  dead_.assign(size_, false);
+  dead_reason_.assign(size_, {});
+
+  // Transports: instantiate the wanted ones in a fixed order (connect() is collective).
+  std::vector<std::string> built;
+  for (const auto& f : transport::built_transports()) built.emplace_back(f.name);
+  const char* pref = std::getenv("XMSG_TRANSPORTS");
+  transport::TransportSelector selector(pref ? pref : "", built);
+  std::vector<std::string> available;
+  if (size_ > 1) {
+    for (const auto& name : selector.wanted(boot_->num_nodes())) {
+      for (const auto& f : transport::built_transports()) {
+        if (f.name != name) continue;
+        auto t = f.make(*boot_);
+        if (t) {
+          available.push_back(name);
+          transports_.push_back(std::move(t));
+        }
+      }
+    }
+  }
+  std::vector<std::vector<int>> assigned(transports_.size());
+  const int my_node = boot_->node_id();
+  for (int p = 0; p < size_; ++p) {
+    if (p == rank_) continue;
+    auto choice = selector.choose(boot_->node_of(p) == my_node, available);
+    if (!choice)
+      throw std::runtime_error("no transport reaches rank " + std::to_string(p) + " (XMSG_TRANSPORTS=" +
+                               (pref ? pref : "<default>") + ")");
+    for (size_t i = 0; i < transports_.size(); ++i)
+      if (transports_[i]->name() == *choice) {
+        assigned[i].push_back(p);
+        peers_[p].transport = transports_[i].get();
+      }
+  }
+  for (size_t i = 0; i < transports_.size(); ++i) {
+    transports_[i]->connect(assigned[i]);
+    if (!assigned[i].empty()) active_.push_back(transports_[i].get());
+  }
+
+  const uint64_t eager = env_size("XMSG_EAGER_LIMIT", kDefaultEagerLimit);
+  const uint64_t fragment = env_size("XMSG_RNDV_FRAGMENT", kDefaultFragment);
+  force_cts_ = env_flag("XMSG_RNDV_NO_READ");
+  for (int p = 0; p < size_; ++p) {
+    if (!peers_[p].transport) continue;
+    auto caps = peers_[p].transport->capabilities();
+    peers_[p].eager_limit = std::min<uint64_t>(eager, caps.max_eager_payload);
+    peers_[p].fragment = std::max<uint64_t>(1, std::min<uint64_t>(fragment, caps.max_eager_payload));
+    peers_[p].remote_read = caps.remote_read && !force_cts_;
+  }
+
+  // Waiting: spin while every rank has a core; when oversubscribed, spin briefly then yield.
+  const char* policy = std::getenv("XMSG_WAIT_POLICY");
+  std::string pol = policy ? policy : "auto";
+  const unsigned spin = static_cast<unsigned>(env_size("XMSG_SPIN_COUNT", 128));
+  if (pol == "spin") {
+    spin_limit_ = ~0u;
+  } else if (pol == "yield") {
+    spin_limit_ = spin;
+  } else if (pol == "auto") {
+    cpu_set_t set;
+    int cpus = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+    spin_limit_ = (cpus > 0 && boot_->local_size() > cpus) ? spin : ~0u;
+  } else {
+    throw std::invalid_argument("XMSG_WAIT_POLICY='" + pol + "' (expected spin, yield or auto)");
+  }
+
+  // WORLD (cid 0) and SELF (cid 1).
+  auto world = std::make_unique<Comm>();
+  world->cid = 0;
+  world->rank = rank_;
+  world->size = size_;
+  for (int i = 0; i < size_; ++i) world->world_of.push_back(i);
+  world->comm_of = world->world_of;
+  auto self = std::make_unique<Comm>();
+  self->cid = 1;
+  self->rank = 0;
+  self->size = 1;
+  self->world_of = {rank_};
+  self->comm_of.assign(size_, -1);
+  self->comm_of[rank_] = 0;
+  comm_by_cid_ = {world.get(), self.get()};
+  comms_.push_back(std::move(world));
+  comms_.push_back(std::move(self));
+}
+
+World::~World() {
+  // Unexpected messages left behind (erroneous or unused traffic) are freed here.
+  matching_.for_each([](uint32_t, ContextQueues& q) {
+    while (Unexpected* u = q.arrivals().front()) {
+      q.remove_unexpected(u);
+      std::free(u->data);
+      delete u;
+    }
+  });
+}
+
+Request* World::new_request(ReqType type) {
+  Request* r = pool_.get();
+  *r = Request{};
+  r->magic = Request::kMagic;
+  r->type = type;
+  return r;
+}
+
+void World::release(Request* r) { pool_.put(r); }
+
+void World::free_request(Request* r) {
+  if (r->done) release(r);
+  else r->detached = true;
+}
+
+void World::complete(Request* r, int error) {
+  if (r->inflight) {
+    inflight_.remove(r);
+    r->inflight = false;
+  }
+  r->done = true;
+  r->error = error;
+  if (r->detached) release(r);
+}
+
+int World::peer_failed_error(const char* func, const Comm* comm, int w) const {
+  return xmsgi_error(XMSG_ERR_PEER_FAILED, "%s: peer rank %d (world rank %d) failed: %s", func,
+                     comm && comm->contains_world(w) ? comm->comm_of[w] : w, w, dead_reason_[w].c_str());
+}
+
+// ---- sending ---------------------------------------------------------------------------
+
+int World::send(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len,
+                const char* func) {
+  if (dest == rank_) {
+    on_message(header(context, tag, MessageKind::kEager, len), {static_cast<const std::byte*>(buf), len});
+    return XMSG_SUCCESS;
+  }
+  Peer& p = peers_[dest];
+  if (len <= p.eager_limit && p.queue.empty()) {
+    // Fast path: no request, no allocation. Waits for ring space by draining our own ring.
+    const WireHeader h = header(context, tag, MessageKind::kEager, len);
+    const std::span<const std::byte> payload{static_cast<const std::byte*>(buf), len};
+    if (dead_[dest]) return peer_failed_error(func, comm, dest);
+    if (p.transport->try_send(dest, h, payload)) return XMSG_SUCCESS;
+    Idle idle;
+    for (;;) {
+      if (progress() > 0) idle.reset();
+      if (dead_[dest]) return peer_failed_error(func, comm, dest);
+      if (p.transport->try_send(dest, h, payload)) return XMSG_SUCCESS;
+      idle.pause(*this);
+    }
+  }
+  Request* r = nullptr;
+  int rc = isend(context, comm, dest, tag, buf, len, &r, func);
+  if (rc != XMSG_SUCCESS) return rc;
+  wait(r, func);
+  rc = report(r, func);
+  release(r);
+  return rc;
+}
+
+int World::isend(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len,
+                 Request** out, const char* func) {
+  Request* r = new_request(ReqType::kSend);
+  r->context = context;
+  r->comm = comm;
+  r->peer = dest;
+  r->tag = tag;
+  r->buf = const_cast<void*>(buf);
+  r->bytes = len;
+  *out = r;
+  if (dest == rank_) {
+    on_message(header(context, tag, MessageKind::kEager, len), {static_cast<const std::byte*>(buf), len});
+    complete(r, XMSG_SUCCESS);
+    return XMSG_SUCCESS;
+  }
+  if (dead_[dest]) {
+    release(r);
+    *out = nullptr;
+    return peer_failed_error(func, comm, dest);
+  }
+  Peer& p = peers_[dest];
+  if (len <= p.eager_limit) {
+    r->stage = SendStage::kEager;
+    if (p.queue.empty() &&
+        p.transport->try_send(dest, header(context, tag, MessageKind::kEager, len),
+                              {static_cast<const std::byte*>(buf), len})) {
+      complete(r, XMSG_SUCCESS);
+      return XMSG_SUCCESS;
+    }
+  } else {
+    r->stage = SendStage::kRts;
+    r->handle = p.transport->expose(buf, len);
+    if (p.queue.empty() && send_rts(dest, r)) return XMSG_SUCCESS;
+  }
+  enqueue(dest, r);
+  return XMSG_SUCCESS;
+}
+
+bool World::send_rts(int peer, Request* r) {
+  struct {
+    uint64_t req;
+    transport::MemoryHandle handle;
+  } rts{reinterpret_cast<uint64_t>(r), r->handle};
+  if (!peers_[peer].transport->try_send(peer, header(r->context, r->tag, MessageKind::kRendezvousRts, r->bytes),
+                                        std::as_bytes(std::span(&rts, 1))))
+    return false;
+  r->stage = SendStage::kNone;
+  r->inflight = true;
+  inflight_.push_back(r);
+  return true;
+}
+
+void World::enqueue(int peer, Request* r) {
+  Peer& p = peers_[peer];
+  p.queue.push_back(r);
+  if (!p.pending) {
+    p.pending = true;
+    pending_peers_.push_back(peer);
+  }
+}
+
+void World::send_control(int peer, MessageKind kind, uint64_t a, uint64_t b) {
+  const uint64_t payload[2] = {a, b};
+  const uint32_t len = kind == MessageKind::kRendezvousCts ? 16 : 8;
+  WireHeader h = header(0, 0, kind, len);
+  Peer& p = peers_[peer];
+  if (dead_[peer]) return;
+  if (p.queue.empty() && p.transport->try_send(peer, h, std::as_bytes(std::span(payload, len / 8)))) return;
+  Request* r = new_request(ReqType::kControl);
+  r->stage = SendStage::kControl;
+  r->peer = peer;
+  r->control_header = h;
+  r->control_payload[0] = a;
+  r->control_payload[1] = b;
+  r->control_len = len;
+  enqueue(peer, r);
+}
+
+bool World::push(int peer, Request* r) {
+  Peer& p = peers_[peer];
+  switch (r->stage) {
+    case SendStage::kEager:
+      if (!p.transport->try_send(peer, header(r->context, r->tag, MessageKind::kEager, r->bytes),
+                                 {static_cast<const std::byte*>(r->buf), r->bytes}))
+        return false;
+      p.queue.remove(r);
+      complete(r, XMSG_SUCCESS);
+      return true;
+    case SendStage::kRts:
+      // send_rts links r into inflight_ through a different Link, so unlink from the queue first
+      // only once the RTS is out.
+      {
+        struct {
+          uint64_t req;
+          transport::MemoryHandle handle;
+        } rts{reinterpret_cast<uint64_t>(r), r->handle};
+        if (!p.transport->try_send(peer, header(r->context, r->tag, MessageKind::kRendezvousRts, r->bytes),
+                                   std::as_bytes(std::span(&rts, 1))))
+          return false;
+        p.queue.remove(r);
+        r->stage = SendStage::kNone;
+        r->inflight = true;
+        inflight_.push_back(r);
+        return true;
+      }
+    case SendStage::kStream: {
+      // Data fragments name the receiver's request in (context, tag); they arrive in order.
+      const uint64_t id = r->remote_req;
+      while (r->offset < r->bytes) {
+        const uint64_t n = std::min(p.fragment, r->bytes - r->offset);
+        WireHeader h = header(static_cast<uint32_t>(id >> 32), static_cast<int32_t>(id & 0xffffffffu),
+                              MessageKind::kRendezvousData, r->bytes);
+        if (!p.transport->try_send(peer, h, {static_cast<const std::byte*>(r->buf) + r->offset, n})) return false;
+        r->offset += n;
+      }
+      p.queue.remove(r);
+      p.transport->release(r->handle);
+      complete(r, XMSG_SUCCESS);
+      return true;
+    }
+    case SendStage::kControl:
+      if (!p.transport->try_send(peer, r->control_header,
+                                 std::as_bytes(std::span(r->control_payload, r->control_len / 8))))
+        return false;
+      p.queue.remove(r);
+      release(r);
+      return true;
+    case SendStage::kNone:
+      break;
+  }
+  p.queue.remove(r);
+  return true;
+}
+
+int World::flush_pending() {
+  int n = 0;
+  for (size_t i = 0; i < pending_peers_.size();) {
+    const int peer = pending_peers_[i];
+    Peer& p = peers_[peer];
+    while (Request* r = p.queue.front()) {
+      if (!push(peer, r)) break;
+      ++n;
+    }
+    if (p.queue.empty()) {
+      p.pending = false;
+      pending_peers_[i] = pending_peers_.back();
+      pending_peers_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return n;
+}
+
+int World::progress() {
+  int n = 0;
+  for (transport::Transport* t : active_) n += t->progress(*this);
+  if (!pending_peers_.empty()) n += flush_pending();
+  return n;
+}
+
+// ---- receiving -------------------------------------------------------------------------
+
+int World::irecv(uint32_t context, const Comm* comm, int source, int tag, void* buf, uint64_t capacity,
+                 Request** out, const char* func) {
+  if (source >= 0 && dead_[source]) {
+    *out = nullptr;
+    return peer_failed_error(func, comm, source);
+  }
+  if (source < 0 && comm) {
+    for (int w : comm->world_of)
+      if (dead_[w]) {
+        *out = nullptr;
+        return peer_failed_error(func, comm, w);
+      }
+  }
+  Request* r = new_request(ReqType::kRecv);
+  r->context = context;
+  r->comm = comm;
+  r->peer = source;
+  r->tag = tag;
+  r->buf = buf;
+  r->bytes = capacity;
+  *out = r;
+  match_or_post(r);
+  return XMSG_SUCCESS;
+}
+
+void World::match_or_post(Request* r) {
+  ContextQueues& q = matching_.context(r->context);
+  if (Unexpected* u = q.find_unexpected(r->peer, r->tag)) {
+    q.remove_unexpected(u);
+    if (u->kind == MessageKind::kEager) {
+      const uint64_t n = std::min(u->length, r->bytes);
+      if (n) std::memcpy(r->buf, u->data, n);
+      r->status_source = u->source;
+      r->status_tag = u->tag;
+      r->status_bytes = n;
+      r->message_length = u->length;
+      complete(r, u->length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
+    } else {
+      start_rendezvous_receive(r, u->source, u->tag, u->length, u->remote_req, u->handle);
+    }
+    std::free(u->data);
+    delete u;
+    return;
+  }
+  r->seq = ++seq_;
+  q.post(r);
+}
+
+void World::deliver_eager(Request* r, const WireHeader& h, std::span<const std::byte> payload) {
+  const uint64_t n = std::min<uint64_t>(payload.size(), r->bytes);
+  if (n) std::memcpy(r->buf, payload.data(), n);
+  r->status_source = static_cast<int>(h.source);
+  r->status_tag = h.tag;
+  r->status_bytes = n;
+  r->message_length = payload.size();
+  complete(r, payload.size() > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
+}
+
+void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t length, uint64_t remote_req,
+                                     const transport::MemoryHandle& handle) {
+  const uint64_t n = std::min(length, r->bytes);
+  r->status_source = source;
+  r->status_tag = tag;
+  r->status_bytes = n;
+  r->message_length = length;
+  r->remote_req = remote_req;
+  r->handle = handle;
+  Peer& p = peers_[source];
+  if (n == 0) {
+    send_control(source, MessageKind::kRendezvousFin, remote_req, 0);
+    complete(r, length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
+    return;
+  }
+  r->inflight = true;
+  inflight_.push_back(r);
+  if (p.remote_read) {
+    r->read_done.req = r;
+    r->read_done.world = this;
+    p.transport->read_remote(source, handle, 0, {static_cast<std::byte*>(r->buf), n}, r->read_done);
+    return;
+  }
+  r->offset = 0;
+  send_control(source, MessageKind::kRendezvousCts, remote_req, reinterpret_cast<uint64_t>(r));
+}
+
+void World::on_read_done(Request* r, bool ok, const std::string&) {
+  const int source = r->status_source;
+  if (ok) {
+    send_control(source, MessageKind::kRendezvousFin, r->remote_req, 0);
+    complete(r, r->message_length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
+    return;
+  }
+  if (dead_[source]) {
+    fail_request(r, source);
+    return;
+  }
+  // The remote read was refused (e.g. CMA not permitted): let the sender stream the data.
+  peers_[source].remote_read = false;
+  r->offset = 0;
+  send_control(source, MessageKind::kRendezvousCts, r->remote_req, reinterpret_cast<uint64_t>(r));
+}
+
+void World::on_message(const WireHeader& h, std::span<const std::byte> payload) {
+  switch (h.kind) {
+    case MessageKind::kEager:
+    case MessageKind::kRendezvousRts: {
+      ContextQueues& q = matching_.context(h.context);
+      const int source = static_cast<int>(h.source);
+      if (Request* r = q.take_posted(source, h.tag)) {
+        if (h.kind == MessageKind::kEager) {
+          deliver_eager(r, h, payload);
+        } else {
+          uint64_t req;
+          transport::MemoryHandle handle;
+          std::memcpy(&req, payload.data(), 8);
+          std::memcpy(&handle, payload.data() + 8, sizeof handle);
+          start_rendezvous_receive(r, source, h.tag, h.length, req, handle);
+        }
+        return;
+      }
+      auto* u = new Unexpected;
+      u->source = source;
+      u->tag = h.tag;
+      u->kind = h.kind;
+      u->length = h.length;
+      if (h.kind == MessageKind::kEager) {
+        if (!payload.empty()) {
+          u->data = static_cast<std::byte*>(std::malloc(payload.size()));
+          std::memcpy(u->data, payload.data(), payload.size());
+        }
+      } else {
+        std::memcpy(&u->remote_req, payload.data(), 8);
+        std::memcpy(&u->handle, payload.data() + 8, sizeof u->handle);
+      }
+      q.add_unexpected(u);
+      return;
+    }
+    case MessageKind::kRendezvousCts: {
+      uint64_t ids[2];
+      std::memcpy(ids, payload.data(), 16);
+      auto* s = reinterpret_cast<Request*>(ids[0]);
+      s->remote_req = ids[1];
+      s->offset = 0;
+      s->stage = SendStage::kStream;
+      if (s->inflight) {
+        inflight_.remove(s);
+        s->inflight = false;
+      }
+      enqueue(static_cast<int>(h.source), s);
+      return;
+    }
+    case MessageKind::kRendezvousData: {
+      auto* r = reinterpret_cast<Request*>((static_cast<uint64_t>(h.context) << 32) |
+                                           static_cast<uint32_t>(h.tag));
+      if (r->offset < r->bytes) {
+        const uint64_t n = std::min<uint64_t>(payload.size(), r->bytes - r->offset);
+        std::memcpy(static_cast<std::byte*>(r->buf) + r->offset, payload.data(), n);
+      }
+      r->offset += payload.size();
+      if (r->offset >= r->message_length)
+        complete(r, r->message_length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
+      return;
+    }
+    case MessageKind::kRendezvousFin: {
+      uint64_t id;
+      std::memcpy(&id, payload.data(), 8);
+      auto* s = reinterpret_cast<Request*>(id);
+      peers_[h.source].transport->release(s->handle);
+      complete(s, XMSG_SUCCESS);
+      return;
+    }
+    case MessageKind::kControl:
+      return;
+  }
+}
+
+// ---- failures --------------------------------------------------------------------------
+
+void World::fail_request(Request* r, int peer) {
+  r->status_source = peer;
+  complete(r, XMSG_ERR_PEER_FAILED);
+}
+
+void World::on_peer_failure(int peer, const std::string& reason) {
+  if (dead_[peer]) return;
+  dead_[peer] = true;
+  dead_reason_[peer] = reason;
+  matching_.for_each([&](uint32_t ctx, ContextQueues& q) {
+    while (Request* r = q.posted_from(peer).front()) {
+      q.unpost(r);
+      fail_request(r, peer);
+    }
+    const uint32_t cid = ctx / 2;
+    const Comm* c = cid < comm_by_cid_.size() ? comm_by_cid_[cid] : nullptr;
+    if (!c || c->contains_world(peer)) {
+      while (Request* r = q.wildcard().front()) {
+        q.unpost(r);
+        fail_request(r, peer);
+      }
+    }
+  });
+  Peer& p = peers_[peer];
+  while (Request* r = p.queue.pop_front()) {
+    if (r->type == ReqType::kControl) release(r);
+    else fail_request(r, peer);
+  }
+  for (Request* r = inflight_.front(); r;) {
+    Request* next = InflightList::next(r);
+    const int other = r->type == ReqType::kSend ? r->peer : r->status_source;
+    if (other == peer) fail_request(r, peer);
+    r = next;
+  }
+}
+
+// ---- completion ------------------------------------------------------------------------
+
+int World::wait(Request* r, const char* func) {
+  (void)func;
+  Idle idle;
+  while (!r->done) {
+    if (progress() > 0) idle.reset();
+    else idle.pause(*this);
+  }
+  return r->error;
+}
+
+void World::fill_status(const Request* r, xmsg_status_t* s) const {
+  if (!s) return;
+  s->error = r->error;
+  s->cancelled = r->cancelled ? 1 : 0;
+  if (r->type == ReqType::kRecv && r->status_source == XMSG_PROC_NULL) {
+    s->source = XMSG_PROC_NULL;
+    s->tag = XMSG_ANY_TAG;
+    s->bytes = 0;
+  } else if (r->type == ReqType::kRecv) {
+    s->source = r->status_source >= 0 ? world_to_comm(r->comm, r->status_source) : XMSG_ANY_SOURCE;
+    s->tag = r->status_tag;
+    s->bytes = static_cast<int64_t>(r->status_bytes);
+  } else {
+    s->source = XMSG_ANY_SOURCE;
+    s->tag = XMSG_ANY_TAG;
+    s->bytes = 0;
+  }
+}
+
+int World::report(const Request* r, const char* func) {
+  switch (r->error) {
+    case XMSG_SUCCESS:
+      return XMSG_SUCCESS;
+    case XMSG_ERR_TRUNCATE:
+      return xmsgi_error(XMSG_ERR_TRUNCATE,
+                         "%s: message from rank %d (tag %d) has %llu bytes but the receive buffer holds %llu; "
+                         "the first %llu bytes were delivered",
+                         func, world_to_comm(r->comm, r->status_source), r->status_tag,
+                         static_cast<unsigned long long>(r->message_length),
+                         static_cast<unsigned long long>(r->bytes), static_cast<unsigned long long>(r->status_bytes));
+    case XMSG_ERR_PEER_FAILED:
+      return peer_failed_error(func, r->comm, r->status_source);
+    default:
+      return xmsgi_error(r->error, "%s: %s", func, xmsg_error_string(r->error));
+  }
+}
+
+int World::cancel(Request* r) {
+  if (r->type == ReqType::kRecv && !r->done && r->posted) {
+    matching_.context(r->context).unpost(r);
+    r->cancelled = true;
+    complete(r, XMSG_SUCCESS);
+  }
+  return XMSG_SUCCESS;
+}
+
+int World::iprobe(uint32_t context, const Comm* comm, int source, int tag, bool* found, xmsg_status_t* status,
+                  const char* func) {
+  progress();
+  if (Unexpected* u = matching_.context(context).find_unexpected(source, tag)) {
+    *found = true;
+    if (status) {
+      status->source = world_to_comm(comm, u->source);
+      status->tag = u->tag;
+      status->error = XMSG_SUCCESS;
+      status->cancelled = 0;
+      status->bytes = static_cast<int64_t>(u->length);
+    }
+    return XMSG_SUCCESS;
+  }
+  *found = false;
+  if (source >= 0 && dead_[source]) return peer_failed_error(func, comm, source);
+  return XMSG_SUCCESS;
+}
+
+// ---- communicators ---------------------------------------------------------------------
+
+int World::create_comm(Comm& parent, int color, int key, int* handle, const char* func) {
+  struct Entry {
+    int32_t color;
+    int32_t key;
+    uint32_t next_cid;
+  };
+  const int tag = XMSGI_TAG_RESERVED + 1;
+  const uint32_t ctx = parent.coll_context();
+  std::vector<Entry> all(parent.size);
+  Entry mine{color, key, next_cid_};
+  int rc = XMSG_SUCCESS;
+  auto wait_one = [&](Request* r) {
+    wait(r, func);
+    int e = report(r, func);
+    release(r);
+    return e;
+  };
+  // Gather at parent rank 0, then send everyone the full table: O(size), done once per split.
+  if (parent.rank == 0) {
+    all[0] = mine;
+    for (int i = 1; i < parent.size && rc == XMSG_SUCCESS; ++i) {
+      Request* r = nullptr;
+      rc = irecv(ctx, &parent, parent.world_of[i], tag, &all[i], sizeof(Entry), &r, func);
+      if (rc == XMSG_SUCCESS) rc = wait_one(r);
+    }
+    for (int i = 1; i < parent.size && rc == XMSG_SUCCESS; ++i)
+      rc = send(ctx, &parent, parent.world_of[i], tag, all.data(), all.size() * sizeof(Entry), func);
+  } else {
+    rc = send(ctx, &parent, parent.world_of[0], tag, &mine, sizeof mine, func);
+    if (rc == XMSG_SUCCESS) {
+      Request* r = nullptr;
+      rc = irecv(ctx, &parent, parent.world_of[0], tag, all.data(), all.size() * sizeof(Entry), &r, func);
+      if (rc == XMSG_SUCCESS) rc = wait_one(r);
+    }
+  }
+  if (rc != XMSG_SUCCESS) return rc;
+  uint32_t cid = 0;
+  for (const Entry& e : all) cid = std::max(cid, e.next_cid);
+  next_cid_ = cid + 1;
+  if (color == XMSG_UNDEFINED) {
+    *handle = XMSG_COMM_NULL;
+    return XMSG_SUCCESS;
+  }
+  std::vector<std::pair<std::pair<int, int>, int>> members;  // ((key, parent rank), world rank)
+  for (int i = 0; i < parent.size; ++i)
+    if (all[i].color == color) members.push_back({{all[i].key, i}, parent.world_of[i]});
+  std::sort(members.begin(), members.end());
+  auto c = std::make_unique<Comm>();
+  c->cid = cid;
+  c->size = static_cast<int>(members.size());
+  c->comm_of.assign(size_, -1);
+  for (int i = 0; i < c->size; ++i) {
+    c->world_of.push_back(members[i].second);
+    c->comm_of[members[i].second] = i;
+  }
+  c->rank = c->comm_of[rank_];
+  if (comm_by_cid_.size() <= cid) comm_by_cid_.resize(cid + 1, nullptr);
+  comm_by_cid_[cid] = c.get();
+  comms_.push_back(std::move(c));
+  *handle = static_cast<int>(comms_.size() - 1);
+  return XMSG_SUCCESS;
+}
+
+int World::free_comm(int handle) {
+  // The object stays (pending requests may still point at it); the handle becomes invalid.
+  comms_[handle]->valid = false;
+  return XMSG_SUCCESS;
+}
+
+// ---- teardown --------------------------------------------------------------------------
+
+void World::finalize() {
+  if (finalized_) return;
+  finalized_ = true;
+  // Everything we queued must reach its peer, and peers may still be reading our rendezvous
+  // buffers: finish both (a dead peer fails them) before the fence.
+  Idle idle;
+  for (;;) {
+    bool busy = !pending_peers_.empty();
+    for (Request* r = inflight_.front(); r && !busy; r = InflightList::next(r))
+      if (r->type == ReqType::kSend) busy = true;
+    if (!busy) break;
+    if (progress() > 0) idle.reset();
+    else idle.pause(*this);
+  }
+  // After this fence no rank sends again, so tearing down shared memory is safe.
+  if (size_ > 1) boot_->fence(false);
+  for (auto& t : transports_) t->disconnect();
+  active_.clear();
+  transports_.clear();
+  boot_->finalize();
+}
+
+}  // namespace xmsg::rt
+
+void ReadDone::on_read_done(bool ok, const std::string& reason) { world->on_read_done(req, ok, reason); }

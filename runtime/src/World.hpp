@@ -1,0 +1,141 @@
+// World: one per process between xmsg_init and xmsg_finalize. Owns the bootstrap, the
+// transports (one per peer, chosen by TransportSelector), the communicators, the matching
+// engine and the requests, and implements the eager and rendezvous protocols on top of the
+// transports' MessageSink callbacks. Single-threaded by contract (see xmsg.h).
+#pragma once
+
+#include <xmsg/bootstrap/bootstrap.hpp>
+#include <xmsg/transport/transport.hpp>
+#include <xmsg/xmsg.h>
+
+#include "Comm.hpp"
+#include "IntrusiveList.hpp"
+#include "MatchingEngine.hpp"
+#include "Request.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace xmsg::rt {
+
+class World final : public transport::MessageSink {
+ public:
+  World();  // throws std::exception with a message on failure
+  ~World() override;
+
+  // Set while initialised; the C API reads it.
+  static World* current;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bootstrap::Bootstrap& bootstrap() { return *boot_; }
+
+  // Communicators (handles index comms_).
+  Comm* comm(int handle) {
+    return handle >= 0 && handle < static_cast<int>(comms_.size()) && comms_[handle] && comms_[handle]->valid
+               ? comms_[handle].get()
+               : nullptr;
+  }
+  // Collective over `parent`: the ranks with the same color form a new communicator.
+  int create_comm(Comm& parent, int color, int key, int* handle, const char* func);
+  int free_comm(int handle);
+
+  // Point-to-point on a context; ranks are world ranks (peer -1 = any source on receives).
+  // `func` names the API function for error messages.
+  int send(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len, const char* func);
+  int isend(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len, Request** out,
+            const char* func);
+  int irecv(uint32_t context, const Comm* comm, int source, int tag, void* buf, uint64_t capacity, Request** out,
+            const char* func);
+  // A request that is complete from the start (operations on XMSG_PROC_NULL).
+  void irecv_completed_proc_null(Request** out) {
+    Request* r = new_request(ReqType::kRecv);
+    r->status_source = XMSG_PROC_NULL;
+    r->done = true;
+    *out = r;
+  }
+  // Probe: found=false when nothing matches (iprobe); fills status (world source).
+  int iprobe(uint32_t context, const Comm* comm, int source, int tag, bool* found, xmsg_status_t* status,
+             const char* func);
+
+  // Completion.
+  int wait(Request* r, const char* func);  // blocks; does not release
+  int progress();
+  void fill_status(const Request* r, xmsg_status_t* status) const;
+  // Error of a completed request, with its detailed message recorded.
+  int report(const Request* r, const char* func);
+  int cancel(Request* r);
+  void release(Request* r);
+  void free_request(Request* r);  // user's xmsg_request_free
+
+  // Idle handling while waiting: spin, then yield when oversubscribed.
+  struct Idle {
+    unsigned spins = 0;
+    void reset() { spins = 0; }
+    void pause(const World& w);
+  };
+
+  bool peer_dead(int world_rank) const { return dead_[world_rank]; }
+  const std::string& dead_reason(int world_rank) const { return dead_reason_[world_rank]; }
+  int peer_failed_error(const char* func, const Comm* comm, int world_rank) const;
+  int world_to_comm(const Comm* comm, int world_rank) const {
+    return comm ? comm->comm_of[world_rank] : world_rank;
+  }
+
+  void finalize();
+
+  // MessageSink
+  void on_message(const transport::WireHeader& h, std::span<const std::byte> payload) override;
+  void on_peer_failure(int peer, const std::string& reason) override;
+  void on_read_done(Request* r, bool ok, const std::string& reason);
+
+ private:
+  struct Peer {
+    transport::Transport* transport = nullptr;
+    uint64_t eager_limit = 0;
+    uint64_t fragment = 0;
+    bool remote_read = false;
+    bool pending = false;  // listed in pending_peers_
+    IntrusiveList<Request, &Request::link> queue;  // sends waiting for transport space, in order
+  };
+  using InflightList = IntrusiveList<Request, &Request::inflight_link>;
+
+  Request* new_request(ReqType type);
+  void complete(Request* r, int error);
+  void enqueue(int peer, Request* r);
+  bool push(int peer, Request* r);  // tries to put r's next piece on the wire; true when r left the queue
+  int flush_pending();
+  bool send_rts(int peer, Request* r);
+  void send_control(int peer, transport::MessageKind kind, uint64_t a, uint64_t b);
+  void start_rendezvous_receive(Request* r, int source, int tag, uint64_t length, uint64_t remote_req,
+                                const transport::MemoryHandle& handle);
+  void deliver_eager(Request* r, const transport::WireHeader& h, std::span<const std::byte> payload);
+  void match_or_post(Request* r);
+  void fail_request(Request* r, int peer);
+  transport::WireHeader header(uint32_t context, int tag, transport::MessageKind kind, uint64_t length) const {
+    return {static_cast<uint32_t>(rank_), context, tag, kind, 0, 0, length};
+  }
+
+  std::unique_ptr<bootstrap::Bootstrap> boot_;
+  int rank_ = 0;
+  int size_ = 1;
+  std::vector<std::unique_ptr<transport::Transport>> transports_;
+  std::vector<transport::Transport*> active_;  // transports with at least one peer
+  std::vector<Peer> peers_;
+  std::vector<int> pending_peers_;
+  std::vector<bool> dead_;
+  std::vector<std::string> dead_reason_;
+  std::vector<std::unique_ptr<Comm>> comms_;
+  std::vector<Comm*> comm_by_cid_;
+  uint32_t next_cid_ = 2;
+  MatchingEngine matching_;
+  RequestPool pool_;
+  InflightList inflight_;
+  uint64_t seq_ = 0;
+  unsigned spin_limit_ = ~0u;
+  bool force_cts_ = false;
+  bool finalized_ = false;
+};
+
+}  // namespace xmsg::rt

@@ -1,0 +1,149 @@
+// C API: job lifetime and communicators.
+#include "World.hpp"
+#include "xmsg_internal.h"
+
+#include <cstdio>
+#include <ctime>
+#include <exception>
+
+using xmsg::rt::Comm;
+using xmsg::rt::World;
+
+namespace {
+bool g_finalized = false;
+
+int not_initialized(const char* func) {
+  return xmsgi_error(XMSG_ERR_NOT_INITIALIZED, "%s: called %s xmsg_init", func,
+                     g_finalized ? "after xmsg_finalize, not between" : "before");
+}
+}  // namespace
+
+extern "C" int xmsg_init(int* argc, char*** argv) {
+  (void)argc, (void)argv;
+  if (World::current) return xmsgi_error(XMSG_ERR_ARG, "xmsg_init: already initialized");
+  if (g_finalized) return xmsgi_error(XMSG_ERR_ARG, "xmsg_init: xmsg cannot be initialized again after xmsg_finalize");
+  try {
+    World::current = new World();
+  } catch (const std::exception& e) {
+    return xmsgi_error(XMSG_ERR_TRANSPORT, "xmsg_init: %s", e.what());
+  }
+  return XMSG_SUCCESS;
+}
+
+extern "C" int xmsg_finalize(void) {
+  World* w = World::current;
+  if (!w) return not_initialized("xmsg_finalize");
+  int rc = XMSG_SUCCESS;
+  try {
+    w->finalize();
+  } catch (const std::exception& e) {
+    rc = xmsgi_error(XMSG_ERR_TRANSPORT, "xmsg_finalize: %s", e.what());
+  }
+  delete w;
+  World::current = nullptr;
+  g_finalized = true;
+  return rc;
+}
+
+extern "C" int xmsg_initialized(int* flag) {
+  if (!flag) return xmsgi_error(XMSG_ERR_ARG, "xmsg_initialized: flag is NULL");
+  *flag = World::current != nullptr || g_finalized;
+  return XMSG_SUCCESS;
+}
+
+extern "C" int xmsg_finalized(int* flag) {
+  if (!flag) return xmsgi_error(XMSG_ERR_ARG, "xmsg_finalized: flag is NULL");
+  *flag = g_finalized;
+  return XMSG_SUCCESS;
+}
+
+extern "C" int xmsg_abort(xmsg_comm_t comm, int code, const char* message) {
+  (void)comm;
+  World* w = World::current;
+  if (!w) {
+    std::fprintf(stderr, "xmsg_abort(%d): %s\n", code, message ? message : "");
+    std::_Exit(code ? code : 1);
+  }
+  w->bootstrap().abort(code, message ? message : "xmsg_abort");
+  return XMSG_ERR_INTERNAL;  // not reached: abort() does not return
+}
+
+extern "C" double xmsg_wtime(void) {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+int xmsgi_check_comm(xmsg_comm_t comm, const char* func, int* rank, int* size) {
+  World* w = World::current;
+  if (!w) return not_initialized(func);
+  Comm* c = w->comm(comm);
+  if (!c) {
+    if (comm == XMSG_COMM_NULL) return xmsgi_error(XMSG_ERR_COMM, "%s: comm is XMSG_COMM_NULL", func);
+    return xmsgi_error(XMSG_ERR_COMM, "%s: comm %d is not a valid communicator (never created or freed)", func, comm);
+  }
+  if (rank) *rank = c->rank;
+  if (size) *size = c->size;
+  return XMSG_SUCCESS;
+}
+
+extern "C" int xmsg_comm_rank(xmsg_comm_t comm, int* rank) {
+  if (int rc = xmsgi_check_comm(comm, "xmsg_comm_rank", rank, nullptr)) return rc;
+  if (!rank) return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_rank: rank is NULL");
+  return XMSG_SUCCESS;
+}
+
+extern "C" int xmsg_comm_size(xmsg_comm_t comm, int* size) {
+  if (int rc = xmsgi_check_comm(comm, "xmsg_comm_size", nullptr, size)) return rc;
+  if (!size) return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_size: size is NULL");
+  return XMSG_SUCCESS;
+}
+
+extern "C" int xmsg_comm_dup(xmsg_comm_t comm, xmsg_comm_t* newcomm) {
+  int rank = 0;
+  if (int rc = xmsgi_check_comm(comm, "xmsg_comm_dup", &rank, nullptr)) return rc;
+  if (!newcomm) return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_dup: newcomm is NULL");
+  World* w = World::current;
+  return w->create_comm(*w->comm(comm), 0, rank, newcomm, "xmsg_comm_dup");
+}
+
+extern "C" int xmsg_comm_split(xmsg_comm_t comm, int color, int key, xmsg_comm_t* newcomm) {
+  if (int rc = xmsgi_check_comm(comm, "xmsg_comm_split", nullptr, nullptr)) return rc;
+  if (!newcomm) return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_split: newcomm is NULL");
+  if (color < 0 && color != XMSG_UNDEFINED)
+    return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_split: color %d is negative (use XMSG_UNDEFINED to opt out)", color);
+  World* w = World::current;
+  return w->create_comm(*w->comm(comm), color, key, newcomm, "xmsg_comm_split");
+}
+
+extern "C" int xmsg_comm_free(xmsg_comm_t* comm) {
+  if (!comm) return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_free: comm is NULL");
+  if (int rc = xmsgi_check_comm(*comm, "xmsg_comm_free", nullptr, nullptr)) return rc;
+  if (*comm == XMSG_COMM_WORLD || *comm == XMSG_COMM_SELF)
+    return xmsgi_error(XMSG_ERR_COMM, "xmsg_comm_free: XMSG_COMM_WORLD and XMSG_COMM_SELF cannot be freed");
+  World::current->free_comm(*comm);
+  *comm = XMSG_COMM_NULL;
+  return XMSG_SUCCESS;
+}
+
+int xmsgi_comm_node_ids(xmsg_comm_t comm, int* node_ids) {
+  int size = 0;
+  if (int rc = xmsgi_check_comm(comm, "xmsgi_comm_node_ids", nullptr, &size)) return rc;
+  if (!node_ids) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_comm_node_ids: node_ids is NULL");
+  World* w = World::current;
+  Comm* c = w->comm(comm);
+  for (int i = 0; i < size; ++i) node_ids[i] = w->bootstrap().node_of(c->world_of[i]);
+  return XMSG_SUCCESS;
+}
+
+int xmsgi_comm_world_rank(xmsg_comm_t comm, int rank, int* world_rank) {
+  int size = 0;
+  if (int rc = xmsgi_check_comm(comm, "xmsgi_comm_world_rank", nullptr, &size)) return rc;
+  if (rank < 0 || rank >= size)
+    return xmsgi_error(XMSG_ERR_RANK, "xmsgi_comm_world_rank: rank %d out of range [0, %d)", rank, size);
+  if (!world_rank) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_comm_world_rank: world_rank is NULL");
+  *world_rank = World::current->comm(comm)->world_of[rank];
+  return XMSG_SUCCESS;
+}
+
+int xmsgi_progress(void) { return World::current ? World::current->progress() : 0; }

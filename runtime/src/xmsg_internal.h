@@ -1,0 +1,39 @@
+// Internal contract between the point-to-point core (runtime/src) and the collectives and MPI
+// layer (runtime/collectives, runtime/mpi). Not installed; C++ linkage is fine.
+//
+// Collective traffic travels on a communicator's hidden collective context: it never matches
+// user point-to-point traffic on the same communicator, whatever the tags. Tags on the
+// collective context are free for collectives except [XMSGI_TAG_RESERVED, XMSG_TAG_UB], which
+// the runtime uses for communicator creation.
+#pragma once
+
+#include <xmsg/xmsg.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#define XMSGI_TAG_RESERVED 0x3fff0000
+
+// Non-blocking point-to-point on the collective context of `comm`. Ranks are ranks of `comm`,
+// `bytes` >= 0, `tag` in [0, XMSGI_TAG_RESERVED); source may be XMSG_ANY_SOURCE and tag
+// XMSG_ANY_TAG on receives. Complete with xmsg_wait/xmsg_waitall/xmsg_test...
+int xmsgi_coll_isend(const void* buf, int64_t bytes, int dest, int tag, xmsg_comm_t comm, xmsg_request_t* req);
+int xmsgi_coll_irecv(void* buf, int64_t bytes, int source, int tag, xmsg_comm_t comm, xmsg_request_t* req);
+
+// Records the message xmsg_last_error_message() returns (printf-style) and returns `code`.
+int xmsgi_error(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Validates `comm` (initialised library, live handle); fills rank/size when non-null.
+// On failure records "<func>: ..." and returns the error code.
+int xmsgi_check_comm(xmsg_comm_t comm, const char* func, int* rank, int* size);
+// Validates a predefined datatype; fills its element size when non-null.
+int xmsgi_check_type(xmsg_datatype_t datatype, const char* func, size_t* elem_size);
+
+// Node-awareness: node_ids[i] = node id (0 .. num_nodes-1 of the job) of comm rank i, for
+// i < size of comm. `node_ids` must hold comm-size entries.
+int xmsgi_comm_node_ids(xmsg_comm_t comm, int* node_ids);
+// World rank of comm rank `rank`.
+int xmsgi_comm_world_rank(xmsg_comm_t comm, int rank, int* world_rank);
+
+// Runs the progress engine once (never blocks); returns how many events it handled.
+int xmsgi_progress(void);

@@ -1,0 +1,34 @@
+// PeerMonitor: notices when a local peer process has exited, without ever blocking.
+// Uses a pidfd per peer (readable once the process terminated, even while it is an unreaped
+// zombie, which kill(pid, 0) would still report as alive); falls back to /proc/<pid>/stat.
+#pragma once
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace xmsg::transport::shm {
+
+class PeerMonitor {
+ public:
+  PeerMonitor() = default;
+  PeerMonitor(const PeerMonitor&) = delete;
+  PeerMonitor& operator=(const PeerMonitor&) = delete;
+  ~PeerMonitor();
+
+  void watch(int rank, pid_t pid);
+  // Ranks newly found dead since the last call (each reported once), with a reason.
+  std::vector<std::pair<int, std::string>> check();
+  void clear();
+
+ private:
+  struct Watched {
+    int rank;
+    pid_t pid;
+    int pidfd;
+    bool reported;
+  };
+  std::vector<Watched> peers_;
+};
+
+}  // namespace xmsg::transport::shm

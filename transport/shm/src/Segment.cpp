@@ -1,0 +1,96 @@
+#include "Segment.hpp"
+
+#include <xmsg/transport/transport.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace xmsg::transport::shm {
+
+namespace {
+std::string errno_text(const char* what, const std::string& name) {
+  return std::string(what) + "(/dev/shm" + name + ") failed: " + std::strerror(errno);
+}
+}  // namespace
+
+Segment Segment::create(const std::string& name, size_t bytes) {
+  int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0 && errno == EEXIST) {
+    // Left over by a killed job that reused this id: it is ours (0600), replace it.
+    ::shm_unlink(name.c_str());
+    fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  }
+  if (fd < 0) throw TransportError("shm: " + errno_text("shm_open", name));
+  if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    std::string msg = errno_text("ftruncate", name);
+    ::close(fd);
+    ::shm_unlink(name.c_str());
+    throw TransportError("shm: " + msg + " (is /dev/shm large enough? see XMSG_SHM_QUEUE_BYTES)");
+  }
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int saved = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    errno = saved;
+    std::string msg = errno_text("mmap", name);
+    ::shm_unlink(name.c_str());
+    throw TransportError("shm: " + msg);
+  }
+  Segment s;
+  s.name_ = name;
+  s.data_ = p;
+  s.bytes_ = bytes;
+  s.owner_linked_ = true;
+  return s;
+}
+
+Segment Segment::open(const std::string& name, size_t bytes) {
+  int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
+  if (fd < 0) throw TransportError("shm: " + errno_text("shm_open", name));
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int saved = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    errno = saved;
+    throw TransportError("shm: " + errno_text("mmap", name));
+  }
+  Segment s;
+  s.name_ = name;
+  s.data_ = p;
+  s.bytes_ = bytes;
+  return s;
+}
+
+Segment& Segment::operator=(Segment&& o) noexcept {
+  if (this != &o) {
+    unlink();
+    if (data_) ::munmap(data_, bytes_);
+    name_ = std::move(o.name_);
+    data_ = o.data_;
+    bytes_ = o.bytes_;
+    owner_linked_ = o.owner_linked_;
+    o.data_ = nullptr;
+    o.bytes_ = 0;
+    o.owner_linked_ = false;
+  }
+  return *this;
+}
+
+void Segment::unlink() {
+  if (owner_linked_) {
+    ::shm_unlink(name_.c_str());
+    owner_linked_ = false;
+  }
+}
+
+Segment::~Segment() {
+  unlink();
+  if (data_) ::munmap(data_, bytes_);
+  data_ = nullptr;
+}
+
+}  // namespace xmsg::transport::shm

@@ -1,0 +1,36 @@
+// Segment: a POSIX shared-memory object, 0600, named /dev/shm/xmsg-<job_id>-<suffix>.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace xmsg::transport::shm {
+
+class Segment {
+ public:
+  Segment() = default;
+  // Creates (exclusively; a stale object of the same name is replaced) and maps `bytes`.
+  static Segment create(const std::string& name, size_t bytes);
+  // Maps an existing object created by a peer.
+  static Segment open(const std::string& name, size_t bytes);
+
+  Segment(Segment&& o) noexcept { *this = std::move(o); }
+  Segment& operator=(Segment&& o) noexcept;
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+  ~Segment();
+
+  void* data() const { return data_; }
+  size_t size() const { return bytes_; }
+  const std::string& name() const { return name_; }
+  // Removes the name from /dev/shm; mappings stay valid. Idempotent.
+  void unlink();
+
+ private:
+  std::string name_;
+  void* data_ = nullptr;
+  size_t bytes_ = 0;
+  bool owner_linked_ = false;
+};
+
+}  // namespace xmsg::transport::shm

@@ -1,0 +1,245 @@
+// ShmTransport: ties the pieces together. Wire-up (collective):
+//   1. each rank that has local peers creates its ReceiveQueue segment, binds it to its NUMA
+//      node, and publishes {pid, ring size, CMA probe} under "xmsg.shm";
+//   2. fence (collect) -> map every peer's segment, open a pidfd, probe CMA;
+//   3. fence -> every local rank has mapped every segment: unlink our name from /dev/shm.
+#include <xmsg/bootstrap/bootstrap.hpp>
+#include <xmsg/transport/shm.hpp>
+
+#include "CmaCopy.hpp"
+#include "PeerMonitor.hpp"
+#include "ReceiveQueue.hpp"
+#include "Segment.hpp"
+
+#include <hwloc.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <unistd.h>
+
+namespace xmsg::transport {
+namespace shm {
+namespace {
+
+// What a rank publishes for its local peers.
+struct PeerRecord {
+  int64_t pid;
+  uint64_t cells;        // 0: this rank has no segment
+  uint64_t probe_addr;   // address of cma_probe_word in its address space
+  uint64_t probe_value;
+};
+
+// Read by peers with process_vm_readv to learn whether CMA is allowed between us.
+volatile uint64_t cma_probe_word = 0;
+
+uint64_t env_u64(const char* name, uint64_t dflt) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  char* end = nullptr;
+  unsigned long long x = std::strtoull(v, &end, 0);
+  if (end == v) throw TransportError(std::string("shm: ") + name + "='" + v + "' is not a number");
+  if (*end == 'k' || *end == 'K') x <<= 10;
+  else if (*end == 'm' || *end == 'M') x <<= 20;
+  return x;
+}
+
+uint64_t round_pow2(uint64_t x) {
+  uint64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+// Places `len` bytes at `addr` on the NUMA node(s) this process runs on. Best effort: a
+// single-node machine or a failed topology load changes nothing (first touch by the owner
+// already allocates locally).
+void bind_to_local_numa(void* addr, size_t len) {
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0) return;
+  hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+  if (hwloc_topology_load(topo) == 0 && hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) > 1) {
+    hwloc_cpuset_t cpus = hwloc_bitmap_alloc();
+    hwloc_nodeset_t nodes = hwloc_bitmap_alloc();
+    if (hwloc_get_cpubind(topo, cpus, HWLOC_CPUBIND_PROCESS) == 0) {
+      hwloc_cpuset_to_nodeset(topo, cpus, nodes);
+      hwloc_set_area_membind(topo, addr, len, nodes, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET);
+    }
+    hwloc_bitmap_free(cpus);
+    hwloc_bitmap_free(nodes);
+  }
+  hwloc_topology_destroy(topo);
+}
+
+}  // namespace
+
+class ShmTransport final : public Transport {
+ public:
+  explicit ShmTransport(bootstrap::Bootstrap& boot) : boot_(boot) {
+    const uint64_t queue_bytes = env_u64("XMSG_SHM_QUEUE_BYTES", 1u << 20);
+    if (queue_bytes < (64u << 10) || queue_bytes > (1ull << 30))
+      throw TransportError("shm: XMSG_SHM_QUEUE_BYTES=" + std::to_string(queue_bytes) +
+                           " out of range [64K, 1G]");
+    cells_ = round_pow2(queue_bytes / kCell);
+    const char* cma = std::getenv("XMSG_SHM_CMA");
+    cma_wanted_ = !(cma && (std::strcmp(cma, "0") == 0 || std::strcmp(cma, "off") == 0));
+    check_interval_ns_ = env_u64("XMSG_SHM_LIVENESS_US", 2000) * 1000;
+  }
+
+  ~ShmTransport() override { teardown(); }
+
+  std::string_view name() const override { return "shm"; }
+
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.remote_read = cma_all_;
+    c.max_eager_payload = max_payload_;
+    return c;
+  }
+
+  void connect(std::span<const int> peers) override {
+    const int world = boot_.size();
+    slot_of_.assign(world, -1);
+    const bool active = !peers.empty();
+    if (active) {
+      const std::string name = "/xmsg-" + boot_.job_id() + "-shm-" + std::to_string(boot_.rank());
+      own_ = Segment::create(name, segment_bytes(cells_));
+      bind_to_local_numa(own_.data(), own_.size());
+      std::memset(own_.data(), 0, own_.size());  // first touch after binding
+      auto* ctl = new (own_.data()) QueueControl();
+      ctl->magic = kQueueMagic;
+      ctl->cells = cells_;
+      ctl->owner_pid = ::getpid();
+      ctl->owner_rank = static_cast<uint64_t>(boot_.rank());
+      consumer_ = QueueConsumer(ctl, cells_of(own_), cells_);
+    }
+    cma_probe_word = 0x5eed0000'0000'0000ULL ^ static_cast<uint64_t>(::getpid());
+    PeerRecord rec{::getpid(), active ? cells_ : 0, reinterpret_cast<uint64_t>(&cma_probe_word),
+                   cma_probe_word};
+    boot_.put("xmsg.shm", std::as_bytes(std::span(&rec, 1)));
+    boot_.commit();
+    boot_.fence(true);
+
+    max_payload_ = ~uint64_t(0);
+    cma_all_ = cma_wanted_;
+    for (int peer : peers) {
+      auto bytes = boot_.get(peer, "xmsg.shm");
+      if (bytes.size() != sizeof(PeerRecord))
+        throw TransportError("shm: rank " + std::to_string(peer) + " published a malformed record");
+      PeerRecord pr;
+      std::memcpy(&pr, bytes.data(), sizeof pr);
+      if (pr.cells == 0)
+        throw TransportError("shm: rank " + std::to_string(peer) +
+                             " has no shared-memory queue (transport selection differs between ranks)");
+      Peer p;
+      p.rank = peer;
+      p.pid = static_cast<pid_t>(pr.pid);
+      p.segment = Segment::open("/xmsg-" + boot_.job_id() + "-shm-" + std::to_string(peer),
+                                segment_bytes(pr.cells));
+      auto* ctl = static_cast<QueueControl*>(p.segment.data());
+      if (ctl->magic != kQueueMagic || ctl->cells != pr.cells)
+        throw TransportError("shm: segment of rank " + std::to_string(peer) + " is not a valid queue");
+      p.producer = QueueProducer(ctl, cells_of(p.segment), pr.cells);
+      max_payload_ = std::min<uint64_t>(max_payload_, p.producer.max_payload());
+      p.cma_ok = cma_wanted_ && cma_probe(p.pid, pr.probe_addr, pr.probe_value);
+      cma_all_ = cma_all_ && p.cma_ok;
+      monitor_.watch(peer, p.pid);
+      slot_of_[peer] = static_cast<int>(peers_.size());
+      peers_.push_back(std::move(p));
+    }
+    if (peers_.empty()) max_payload_ = 0;
+    boot_.fence(false);
+    own_.unlink();
+    last_check_ns_ = now_ns();
+  }
+
+  bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) override {
+    return peers_[slot_of_[peer]].producer.try_push(header, payload.data(), payload.size());
+  }
+
+  int progress(MessageSink& sink) override {
+    if (peers_.empty()) return 0;
+    int n = consumer_.poll(
+        [&](const WireHeader& h, const std::byte* p, uint64_t len) { sink.on_message(h, {p, len}); }, 64);
+    if (n == 0 && (++idle_polls_ & 255) == 0) check_liveness(sink);
+    return n;
+  }
+
+  void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
+                   ReadCompletion& done) override {
+    const Peer& p = peers_[slot_of_[peer]];
+    if (!p.cma_ok) {
+      done.on_read_done(false, "shm: CMA to rank " + std::to_string(peer) + " is not available");
+      return;
+    }
+    std::string err;
+    bool ok = cma_read(p.pid, source.address + offset, dst.data(), dst.size(), err);
+    done.on_read_done(ok, ok ? std::string() : "shm: reading from rank " + std::to_string(peer) + ": " + err);
+  }
+
+  void disconnect() override { teardown(); }
+
+ private:
+  struct Peer {
+    int rank = -1;
+    pid_t pid = 0;
+    Segment segment;
+    QueueProducer producer;
+    bool cma_ok = false;
+  };
+
+  static Cell* cells_of(const Segment& s) {
+    return reinterpret_cast<Cell*>(static_cast<std::byte*>(s.data()) + sizeof(QueueControl));
+  }
+
+  static uint64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+  }
+
+  void check_liveness(MessageSink& sink) {
+    const uint64_t now = now_ns();
+    if (now - last_check_ns_ < check_interval_ns_) return;
+    last_check_ns_ = now;
+    auto dead = monitor_.check();
+    if (dead.empty()) return;
+    // A peer's last messages may still sit in our ring: deliver them before the failure.
+    while (consumer_.poll([&](const WireHeader& h, const std::byte* p, uint64_t len) {
+      sink.on_message(h, {p, len});
+    }, 64) > 0) {
+    }
+    for (auto& [rank, why] : dead) sink.on_peer_failure(rank, why);
+  }
+
+  void teardown() {
+    monitor_.clear();
+    peers_.clear();
+    own_ = Segment();
+    consumer_ = QueueConsumer();
+  }
+
+  bootstrap::Bootstrap& boot_;
+  uint64_t cells_ = 0;
+  bool cma_wanted_ = true;
+  bool cma_all_ = false;
+  uint64_t max_payload_ = 0;
+  Segment own_;
+  QueueConsumer consumer_;
+  std::vector<Peer> peers_;
+  std::vector<int> slot_of_;
+  PeerMonitor monitor_;
+  uint64_t idle_polls_ = 0;
+  uint64_t last_check_ns_ = 0;
+  uint64_t check_interval_ns_ = 2000000;
+};
+
+}  // namespace shm
+
+std::unique_ptr<Transport> make_shm_transport(bootstrap::Bootstrap& bootstrap) {
+  return std::make_unique<shm::ShmTransport>(bootstrap);
+}
+
+}  // namespace xmsg::transport
