@@ -20,6 +20,7 @@
 //   gatherv, scatterv: linear; allgatherv: ring; alltoallv: pairwise exchange.
 #include "algorithm_selection.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -36,6 +37,22 @@ int64_t env_bytes(const char* name, int64_t fallback) {
   else if (*end == 'm' || *end == 'M') value <<= 20;
   else if (*end == 'g' || *end == 'G') value <<= 30;
   return value;
+}
+
+bool tracing() {
+  static const bool on = [] {
+    const char* text = std::getenv("XMSG_COLL_TRACE");
+    return text && *text && std::strcmp(text, "0") != 0;
+  }();
+  return on;
+}
+
+// XMSG_COLL_TRACE=1: one line per collective call saying which algorithm ran.
+int traced(const Comm& c, const char* collective, const char* algorithm, int64_t bytes) {
+  if (tracing())
+    std::fprintf(stderr, "xmsg coll: comm %d rank %d/%d %s %lld B: %s\n", c.handle, c.rank, c.size, collective,
+                 static_cast<long long>(bytes), algorithm);
+  return 0;
 }
 
 Thresholds load() {
@@ -56,14 +73,16 @@ const Thresholds& thresholds() {
   return t;
 }
 
-int run_barrier(const Comm& c) { return barrier_dissemination(c); }
+int run_barrier(const Comm& c) { return traced(c, "barrier", "dissemination", 0) + barrier_dissemination(c); }
 
 int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
-  if (c.size <= 2 || bytes < thresholds().bcast_large) return bcast_binomial(c, buf, bytes, root);
-  return bcast_scatter_allgather(c, buf, bytes, root);
+  if (c.size <= 2 || bytes < thresholds().bcast_large)
+    return traced(c, "bcast", "binomial", bytes) + bcast_binomial(c, buf, bytes, root);
+  return traced(c, "bcast", "scatter+allgather", bytes) + bcast_scatter_allgather(c, buf, bytes, root);
 }
 
 int run_reduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op, int root) {
+  traced(c, "reduce", op.commutative ? "binomial" : "binomial in rank order", count * static_cast<int64_t>(op.elem_size));
   return reduce_binomial(c, sendbuf, recvbuf, count, op, root);
 }
 
@@ -72,12 +91,14 @@ int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t cou
   while (p2 * 2 <= c.size) p2 *= 2;
   const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
   if (bytes < thresholds().allreduce_large || count < p2)
-    return allreduce_recursive_doubling(c, sendbuf, recvbuf, count, op);
-  return allreduce_rabenseifner(c, sendbuf, recvbuf, count, op);
+    return traced(c, "allreduce", "recursive doubling", bytes) + allreduce_recursive_doubling(c, sendbuf, recvbuf, count, op);
+  return traced(c, "allreduce", "rabenseifner", bytes) + allreduce_rabenseifner(c, sendbuf, recvbuf, count, op);
 }
 
 int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root) {
-  if (block * c.size <= thresholds().gather_small) return gather_binomial(c, sendbuf, recvbuf, block, root);
+  if (block * c.size <= thresholds().gather_small)
+    return traced(c, "gather", "binomial", block) + gather_binomial(c, sendbuf, recvbuf, block, root);
+  traced(c, "gather", "linear", block);
   if (c.rank != root) return gatherv_linear(c, sendbuf, block, nullptr, nullptr, nullptr, root);
   Scratch layout_store(2 * c.size * static_cast<int64_t>(sizeof(int64_t)));
   auto* counts = reinterpret_cast<int64_t*>(layout_store.get());
@@ -90,7 +111,9 @@ int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block,
 }
 
 int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root) {
-  if (block * c.size <= thresholds().gather_small) return scatter_binomial(c, sendbuf, recvbuf, block, root);
+  if (block * c.size <= thresholds().gather_small)
+    return traced(c, "scatter", "binomial", block) + scatter_binomial(c, sendbuf, recvbuf, block, root);
+  traced(c, "scatter", "linear", block);
   if (c.rank != root) return scatterv_linear(c, nullptr, nullptr, nullptr, recvbuf, block, root);
   Scratch layout_store(2 * c.size * static_cast<int64_t>(sizeof(int64_t)));
   auto* counts = reinterpret_cast<int64_t*>(layout_store.get());
@@ -103,7 +126,8 @@ int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block
 }
 
 int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
-  if (block < thresholds().allgather_large) return allgather_bruck(c, recvbuf, block);
+  if (block < thresholds().allgather_large) return traced(c, "allgather", "bruck", block) + allgather_bruck(c, recvbuf, block);
+  traced(c, "allgather", "ring", block);
   Scratch layout_store(2 * c.size * static_cast<int64_t>(sizeof(int64_t)));
   auto* counts = reinterpret_cast<int64_t*>(layout_store.get());
   int64_t* displs = counts + c.size;
@@ -115,9 +139,11 @@ int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
 }
 
 int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
-  if (block <= thresholds().alltoall_small) return alltoall_bruck(c, sendbuf, recvbuf, block);
-  if (block < thresholds().alltoall_large) return alltoall_linear(c, sendbuf, recvbuf, block);
-  return alltoall_pairwise(c, sendbuf, recvbuf, block);
+  if (block <= thresholds().alltoall_small)
+    return traced(c, "alltoall", "bruck", block) + alltoall_bruck(c, sendbuf, recvbuf, block);
+  if (block < thresholds().alltoall_large)
+    return traced(c, "alltoall", "linear", block) + alltoall_linear(c, sendbuf, recvbuf, block);
+  return traced(c, "alltoall", "pairwise", block) + alltoall_pairwise(c, sendbuf, recvbuf, block);
 }
 
 }  // namespace xmsg::coll
