@@ -105,9 +105,10 @@ class PmixBootstrap final : public Bootstrap {
     if (auto it = node_cache_.find(rank); it != node_cache_.end()) return it->second;
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, self_.nspace, static_cast<pmix_rank_t>(rank));
-    int node = static_cast<int>(get_int(p, PMIX_NODEID));
-    node_cache_.emplace(rank, node);
-    return node;
+    long node = 0;
+    if (!try_get_int(p, PMIX_NODEID, node)) node = node_index_of_host(rank, p);
+    node_cache_.emplace(rank, static_cast<int>(node));
+    return static_cast<int>(node);
   }
 
   void put(std::string_view key, std::span<const std::byte> value) override {
@@ -221,7 +222,34 @@ class PmixBootstrap final : public Bootstrap {
     return out;
   }
 
+  // OpenPMIx 4.2.2 clients answer PMIX_NODEID only for ranks on their own node (they look for it
+  // among node-level keys, where the library never stores it). A peer's hostname and the job's
+  // node list (in node-id order) are always there, so the node id is the hostname's position.
+  long node_index_of_host(int rank, const pmix_proc_t& p) const {
+    auto host = try_get_string(p, PMIX_HOSTNAME);
+    if (!host) {
+      pmix_value_t* v = nullptr;  // not optional: may need the server
+      if (PMIx_Get(&p, PMIX_HOSTNAME, nullptr, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_STRING && v->data.string)
+        host = v->data.string;
+      if (v) PMIX_VALUE_RELEASE(v);
+    }
+    if (node_list_.empty()) {
+      auto list = try_get_string(job_, PMIX_NODE_LIST);
+      for (size_t pos = 0; list && pos < list->size();) {
+        size_t end = list->find(',', pos);
+        if (end == std::string::npos) end = list->size();
+        node_list_.push_back(list->substr(pos, end - pos));
+        pos = end + 1;
+      }
+    }
+    for (size_t i = 0; host && i < node_list_.size(); ++i)
+      if (node_list_[i] == *host) return static_cast<long>(i);
+    throw BootstrapError("node_of: cannot tell the node of rank " + std::to_string(rank) +
+                         ": the server gave neither PMIX_NODEID nor a hostname listed in PMIX_NODE_LIST");
+  }
+
   pmix_proc_t self_{}, job_{};
+  mutable std::vector<std::string> node_list_;
   bool initialized_ = false;
   int size_ = 1, local_rank_ = 0, local_size_ = 1, node_id_ = 0, num_nodes_ = 1;
   std::string hostname_, job_id_;
