@@ -174,7 +174,8 @@ void PmixServer::register_job(const JobPlan& plan, int node) {
 
   uint32_t size = static_cast<uint32_t>(plan.nranks());
   uint32_t nnodes = static_cast<uint32_t>(plan.nnodes());
-  pmix_info_t info[6];
+  const size_t njob = 6;
+  std::vector<pmix_info_t> info(njob + static_cast<size_t>(plan.nnodes()));
   PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
   PMIX_INFO_LOAD(&info[1], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
   PMIX_INFO_LOAD(&info[2], PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
@@ -183,11 +184,54 @@ void PmixServer::register_job(const JobPlan& plan, int node) {
   load_string(&info[5], "xmsg.job_secret", plan.secret);
   std::free(node_regex);
   std::free(proc_regex);
+  // The maps alone let the library derive everything about local ranks, but a remote rank's
+  // node id is only found through the description of its node.
+  for (int k = 0; k < plan.nnodes(); ++k) {
+    std::string peers;
+    for (int r = plan.first_rank[k]; r < plan.first_rank[k + 1]; ++r) {
+      if (r > plan.first_rank[k]) peers.push_back(',');
+      peers.append(std::to_string(r));
+    }
+    uint32_t id = static_cast<uint32_t>(k);
+    uint32_t local_size = static_cast<uint32_t>(plan.first_rank[k + 1] - plan.first_rank[k]);
+    pmix_data_array_t* node = nullptr;
+    PMIX_DATA_ARRAY_CREATE(node, 4, PMIX_INFO);
+    auto* ninfo = static_cast<pmix_info_t*>(node->array);
+    load_string(&ninfo[0], PMIX_HOSTNAME, plan.hostnames[k]);
+    PMIX_INFO_LOAD(&ninfo[1], PMIX_NODEID, &id, PMIX_UINT32);
+    load_string(&ninfo[2], PMIX_LOCAL_PEERS, peers);
+    PMIX_INFO_LOAD(&ninfo[3], PMIX_LOCAL_SIZE, &local_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[njob + static_cast<size_t>(k)], PMIX_NODE_INFO_ARRAY, node, PMIX_DATA_ARRAY);
+    PMIX_DATA_ARRAY_FREE(node);
+  }
+  // And a remote rank's node id only through per-rank data, which must then be complete
+  // (rank first), or the library stops deriving the rest.
+  for (int r = 0; r < plan.nranks(); ++r) {
+    int k = plan.node_of(r);
+    pmix_rank_t rank = static_cast<pmix_rank_t>(r);
+    uint32_t id = static_cast<uint32_t>(k), appnum = 0;
+    uint16_t local_rank = static_cast<uint16_t>(r - plan.first_rank[k]);
+    pmix_data_array_t* proc = nullptr;
+    PMIX_DATA_ARRAY_CREATE(proc, 8, PMIX_INFO);
+    auto* pinfo = static_cast<pmix_info_t*>(proc->array);
+    PMIX_INFO_LOAD(&pinfo[0], PMIX_RANK, &rank, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&pinfo[1], PMIX_GLOBAL_RANK, &rank, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&pinfo[2], PMIX_APP_RANK, &rank, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&pinfo[3], PMIX_APPNUM, &appnum, PMIX_UINT32);
+    PMIX_INFO_LOAD(&pinfo[4], PMIX_LOCAL_RANK, &local_rank, PMIX_UINT16);
+    PMIX_INFO_LOAD(&pinfo[5], PMIX_NODE_RANK, &local_rank, PMIX_UINT16);
+    PMIX_INFO_LOAD(&pinfo[6], PMIX_NODEID, &id, PMIX_UINT32);
+    load_string(&pinfo[7], PMIX_HOSTNAME, plan.hostnames[k]);
+    info.emplace_back();
+    PMIX_INFO_LOAD(&info.back(), PMIX_PROC_DATA, proc, PMIX_DATA_ARRAY);
+    PMIX_DATA_ARRAY_FREE(proc);
+  }
 
   int nlocal = plan.first_rank[node + 1] - plan.first_rank[node];
   OpWaiter w;
   w.remaining = 1;
-  st = PMIx_server_register_nspace(plan.nspace.c_str(), nlocal, info, 6, OpWaiter::done, &w);
+  st = PMIx_server_register_nspace(plan.nspace.c_str(), nlocal, info.data(), info.size(),
+                                   OpWaiter::done, &w);
   if (st == PMIX_SUCCESS) w.wait();  // info must stay alive until the callback
   for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
   if (st == PMIX_OPERATION_SUCCEEDED) st = PMIX_SUCCESS;

@@ -1,0 +1,502 @@
+// Whole jobs through xmsgrun: key-value exchange at several scales and node counts, job control
+// (abort, a killed rank, a failing rank, timeout, signals, kill -9 of the launcher), output
+// forwarding, environment and bad use. Every test also checks that the job left no process,
+// job directory or /dev/shm file behind.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Result {
+  int status = -1;  // exit code, or 128 + signal
+  std::string out, err;
+};
+
+// A running xmsgrun with its output pipes.
+class Launch {
+ public:
+  Launch(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+         bool pipe_stdin = false) {
+    int in[2], out[2], err[2];
+    EXPECT_EQ(::pipe2(in, O_CLOEXEC), 0);
+    EXPECT_EQ(::pipe2(out, O_CLOEXEC), 0);
+    EXPECT_EQ(::pipe2(err, O_CLOEXEC), 0);
+    std::vector<std::string> argv_s{XMSGRUN};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_s = env;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      if (pipe_stdin) ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      ::dup2(err[1], 2);
+      for (auto& e : env_s) ::putenv(e.data());
+      ::execv(XMSGRUN, argv.data());
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(err[1]);
+    in_ = in[1];
+    out_ = out[0];
+    err_ = err[0];
+    if (!pipe_stdin) close_stdin();
+  }
+  ~Launch() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    close_stdin();
+    if (out_ >= 0) ::close(out_);
+    if (err_ >= 0) ::close(err_);
+  }
+  pid_t pid() const { return pid_; }
+  void write_stdin(const std::string& s) {
+    EXPECT_EQ(::write(in_, s.data(), s.size()), static_cast<ssize_t>(s.size()));
+  }
+  void close_stdin() {
+    if (in_ >= 0) ::close(in_);
+    in_ = -1;
+  }
+  // Reads output until `pred(stdout)` holds or the deadline passes.
+  bool read_until(const std::function<bool(const std::string&)>& pred, int timeout_ms) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (!pred(res_.out)) {
+      if (Clock::now() >= deadline || !pump(50)) return pred(res_.out);
+    }
+    return true;
+  }
+  // Waits for xmsgrun to end (SIGKILL after timeout_ms, which fails the test).
+  Result wait(int timeout_ms = 30000) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (out_ >= 0 || err_ >= 0) {
+      if (Clock::now() >= deadline) {
+        ADD_FAILURE() << "xmsgrun did not end within " << timeout_ms << " ms";
+        ::kill(pid_, SIGKILL);
+        break;
+      }
+      pump(100);
+    }
+    int st = 0;
+    ::waitpid(pid_, &st, 0);
+    pid_ = -1;
+    res_.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return res_;
+  }
+  const std::string& out() const { return res_.out; }
+
+ private:
+  bool pump(int ms) {
+    pollfd fds[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
+    if (::poll(fds, 2, ms) < 0) return false;
+    int* fdp[2] = {&out_, &err_};
+    std::string* dst[2] = {&res_.out, &res_.err};
+    for (int i = 0; i < 2; ++i) {
+      if (*fdp[i] < 0 || !fds[i].revents) continue;
+      char buf[65536];
+      ssize_t n = ::read(*fdp[i], buf, sizeof buf);
+      if (n > 0) {
+        dst[i]->append(buf, static_cast<size_t>(n));
+      } else {
+        ::close(*fdp[i]);
+        *fdp[i] = -1;
+      }
+    }
+    return out_ >= 0 || err_ >= 0;
+  }
+
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1, err_ = -1;
+  Result res_;
+};
+
+Result run(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  Launch l(args, env);
+  return l.wait();
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+struct RankInfo {
+  int pid;
+  std::string job;
+};
+
+// Every "pid P job J" in the output (bootstrap_check and job_actions print one per rank).
+std::vector<RankInfo> ranks_in(const std::string& out) {
+  std::vector<RankInfo> ranks;
+  static const std::regex re("pid ([0-9]+) job ([A-Za-z0-9_.-]+)");
+  for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it)
+    ranks.push_back({std::stoi((*it)[1]), (*it)[2]});
+  return ranks;
+}
+
+bool process_gone(int pid) {
+  if (::kill(pid, 0) != 0) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string content((std::istreambuf_iterator<char>(stat)), {});
+  auto close_paren = content.rfind(')');
+  // A zombie whose parent is gone waits for init to reap it: it is not running anymore.
+  return close_paren != std::string::npos && content.size() > close_paren + 2 &&
+         content[close_paren + 2] == 'Z';
+}
+
+std::string tmp_root() {
+  const char* t = std::getenv("TMPDIR");
+  return (t && *t && std::strlen(t) < 40) ? t : "/tmp";
+}
+
+std::vector<std::string> shm_files_of(const std::string& job) {
+  std::vector<std::string> out;
+  std::string prefix = "xmsg-" + job;
+  if (DIR* d = ::opendir("/dev/shm")) {
+    while (dirent* e = ::readdir(d))
+      if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) out.push_back(e->d_name);
+    ::closedir(d);
+  }
+  return out;
+}
+
+// Asserts that the processes are gone (allowing a few seconds for death signals to travel)
+// and that the job left no files.
+void expect_no_leftovers(const std::vector<int>& pids, const std::string& job) {
+  auto deadline = Clock::now() + std::chrono::seconds(5);
+  for (int pid : pids) {
+    while (!process_gone(pid) && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_TRUE(process_gone(pid)) << "process " << pid << " survived the job";
+  }
+  ASSERT_FALSE(job.empty());
+  std::string dir = tmp_root() + "/" + job;
+  EXPECT_NE(::access(dir.c_str(), F_OK), 0) << dir << " survived the job";
+  EXPECT_TRUE(shm_files_of(job).empty()) << "/dev/shm/" << shm_files_of(job).front();
+}
+
+void expect_no_leftovers(const std::string& out) {
+  auto ranks = ranks_in(out);
+  ASSERT_FALSE(ranks.empty()) << "no rank reported its pid and job:\n" << out;
+  std::vector<int> pids;
+  for (auto& r : ranks) {
+    pids.push_back(r.pid);
+    EXPECT_EQ(r.job, ranks.front().job) << "ranks disagree on the job id";
+  }
+  expect_no_leftovers(pids, ranks.front().job);
+}
+
+std::vector<int> children_of(pid_t parent) {
+  std::vector<int> kids;
+  DIR* d = ::opendir("/proc");
+  while (dirent* e = d ? ::readdir(d) : nullptr) {
+    int pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string content((std::istreambuf_iterator<char>(stat)), {});
+    auto close_paren = content.rfind(')');
+    if (close_paren == std::string::npos) continue;
+    std::istringstream rest(content.substr(close_paren + 2));
+    char state;
+    int ppid;
+    rest >> state >> ppid;
+    if (ppid == parent) kids.push_back(pid);
+  }
+  if (d) ::closedir(d);
+  return kids;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key-value exchange: 0 B, 1 B, 64 KiB from every rank, fenced, read back and checked.
+
+struct ExchangeCase {
+  int ranks;
+  int nodes;
+  bool collect;
+};
+
+class Exchange : public ::testing::TestWithParam<ExchangeCase> {};
+
+TEST_P(Exchange, EveryRankReadsEveryPeer) {
+  const auto c = GetParam();
+  std::vector<std::string> args{"-n", std::to_string(c.ranks)};
+  if (c.nodes > 1) args.insert(args.end(), {"--nodes", std::to_string(c.nodes)});
+  args.insert(args.end(), {BOOTSTRAP_CHECK, "--xmsgrun"});
+  if (!c.collect) args.push_back("--no-collect");
+  if (c.nodes > 1 && XMSG_CHECK_REMOTE_NODE_IDS)
+    args.insert(args.end(), {"--nodes", std::to_string(c.nodes)});
+  Result r = run(args);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+
+  // One line per rank; ranks 0..N-1 each exactly once; placement block-wise with one host
+  // name per node.
+  static const std::regex line_re(
+      "bootstrap_check: rank ([0-9]+) of ([0-9]+) on node ([0-9]+) of ([0-9]+) \\(([^,]+), "
+      "local ([0-9]+)/([0-9]+)\\) (collect|direct-modex) pid [0-9]+ job \\S+ ok");
+  std::set<int> seen;
+  std::map<int, std::string> host_of_node;
+  int base = c.ranks / c.nodes, extra = c.ranks % c.nodes;
+  for (const auto& line : lines_of(r.out)) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, line_re)) << "unexpected line: " << line;
+    int rank = std::stoi(m[1]), node = std::stoi(m[3]);
+    EXPECT_EQ(std::stoi(m[2]), c.ranks);
+    EXPECT_EQ(std::stoi(m[4]), c.nodes);
+    EXPECT_EQ(m[8], c.collect ? "collect" : "direct-modex");
+    EXPECT_TRUE(seen.insert(rank).second) << "rank " << rank << " twice";
+    int expected_node = 0, first = 0;
+    while (rank >= first + base + (expected_node < extra ? 1 : 0)) {
+      first += base + (expected_node < extra ? 1 : 0);
+      ++expected_node;
+    }
+    EXPECT_EQ(node, expected_node) << line;
+    EXPECT_EQ(std::stoi(m[6]), rank - first) << line;
+    EXPECT_EQ(std::stoi(m[7]), base + (expected_node < extra ? 1 : 0)) << line;
+    auto [it, inserted] = host_of_node.emplace(node, m[5]);
+    EXPECT_EQ(it->second, m[5]) << "two host names on node " << node;
+    if (c.nodes > 1) {
+      EXPECT_TRUE(m[5].str().ends_with("-n" + std::to_string(node))) << line;
+    }
+  }
+  EXPECT_EQ(static_cast<int>(seen.size()), c.ranks);
+  std::set<std::string> hosts;
+  for (auto& [n, h] : host_of_node) hosts.insert(h);
+  EXPECT_EQ(static_cast<int>(hosts.size()), c.nodes);
+  expect_no_leftovers(r.out);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Launcher, Exchange,
+    ::testing::Values(ExchangeCase{1, 1, true}, ExchangeCase{2, 1, true}, ExchangeCase{4, 1, true},
+                      ExchangeCase{8, 1, true}, ExchangeCase{4, 1, false},
+                      ExchangeCase{8, 1, false}, ExchangeCase{4, 2, true},
+                      ExchangeCase{4, 2, false}, ExchangeCase{8, 3, true},
+                      ExchangeCase{8, 3, false}),
+    [](const auto& info) {
+      return std::to_string(info.param.ranks) + "ranks_" + std::to_string(info.param.nodes) +
+             "nodes_" + (info.param.collect ? "collect" : "direct_modex");
+    });
+
+// ---------------------------------------------------------------------------------------------
+// Job control.
+
+TEST(JobControl, AbortEndsTheJobWithItsStatusAndMessage) {
+  for (const char* nodes : {"1", "2"}) {
+    Result r = run({"-n", "4", "--nodes", nodes, JOB_ACTIONS, "abort", "1", "5"});
+    EXPECT_EQ(r.status, 5) << r.err;
+    EXPECT_TRUE(std::regex_search(
+        r.err, std::regex("xmsgrun: rank 1 \\(pid [0-9]+\\) called abort with status 5: "
+                          "job_actions asked to abort")))
+        << r.err;
+    expect_no_leftovers(r.out);
+  }
+}
+
+TEST(JobControl, KilledRankEndsTheJob) {
+  for (const char* nodes : {"1", "2"}) {
+    Result r = run({"-n", "4", "--nodes", nodes, JOB_ACTIONS, "kill", "2"});
+    EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+    auto ranks = ranks_in(r.out);
+    ASSERT_EQ(ranks.size(), 4u) << r.out;
+    EXPECT_TRUE(std::regex_search(
+        r.err, std::regex("xmsgrun: rank 2 \\(pid [0-9]+\\) killed by signal 9 \\(Killed\\)")))
+        << r.err;
+    expect_no_leftovers(r.out);
+  }
+}
+
+TEST(JobControl, FailingRankEndsTheJobWithItsStatus) {
+  Result r = run({"-n", "4", JOB_ACTIONS, "exit", "1", "3"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("xmsgrun: rank 1 \\(pid [0-9]+\\) exited with status 3")))
+      << r.err;
+  expect_no_leftovers(r.out);
+}
+
+TEST(JobControl, TimeoutEndsTheJob) {
+  Result r = run({"-n", "2", "--nodes", "2", "--timeout", "3", JOB_ACTIONS, "sleep", "60"});
+  EXPECT_EQ(r.status, 124) << r.err;
+  EXPECT_NE(r.err.find("timed out after 3 s"), std::string::npos) << r.err;
+  EXPECT_EQ(ranks_in(r.out).size(), 2u) << r.out;
+  expect_no_leftovers(r.out);
+}
+
+TEST(JobControl, TerminateIsForwardedToRanks) {
+  Launch l({"-n", "3", "--nodes", "2", JOB_ACTIONS, "sleep", "60"});
+  ASSERT_TRUE(l.read_until([](const std::string& o) { return ranks_in(o).size() == 3; }, 20000))
+      << l.out();
+  ::kill(l.pid(), SIGTERM);
+  Result r = l.wait();
+  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+  EXPECT_NE(r.err.find("received signal 15"), std::string::npos) << r.err;
+  expect_no_leftovers(r.out);
+}
+
+TEST(JobControl, KillMinusNineOfTheLauncherLeavesNothing) {
+  Launch l({"-n", "4", "--nodes", "2", JOB_ACTIONS, "shm", "60"});
+  ASSERT_TRUE(l.read_until(
+      [](const std::string& o) {
+        size_t n = 0;
+        for (size_t p = o.find("(ok) and"); p != std::string::npos; p = o.find("(ok) and", p + 1)) ++n;
+        return n == 4;
+      },
+      20000))
+      << l.out();
+  auto ranks = ranks_in(l.out());
+  ASSERT_EQ(ranks.size(), 4u);
+  const std::string job = ranks.front().job;
+  // The ranks really created what must be cleaned up.
+  EXPECT_EQ(shm_files_of(job).size(), 4u);
+  EXPECT_EQ(::access((tmp_root() + "/" + job).c_str(), F_OK), 0);
+  std::vector<int> pids = children_of(l.pid());  // the node servers
+  EXPECT_EQ(pids.size(), 2u);
+  for (auto& r : ranks) pids.push_back(r.pid);
+
+  ::kill(l.pid(), SIGKILL);
+  Result r = l.wait();
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  expect_no_leftovers(pids, job);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output, input, environment, binding.
+
+TEST(Io, TagOutputPrefixesEveryLineWithTheRank) {
+  Result r = run({"-n", "3", "--tag-output", JOB_ACTIONS, "env", "HOME"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  int tagged = 0;
+  for (const auto& line : lines_of(r.out)) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, std::regex("\\[([0-9])\\] (job_actions: )?rank ([0-9]) .*")))
+        << line;
+    EXPECT_EQ(m[1], m[3]) << line;
+    ++tagged;
+  }
+  EXPECT_EQ(tagged, 6);
+  expect_no_leftovers(r.out);
+}
+
+TEST(Io, LinesOfDifferentRanksNeverMix) {
+  Result r = run({"-n", "4", "--nodes", "2", JOB_ACTIONS, "lines", "500"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  static const std::regex line_re("rank ([0-9]) line ([0-9]+) ([a-z])\\3{299} end");
+  std::map<int, int> next;
+  for (const auto& line : lines_of(r.out)) {
+    if (line.starts_with("job_actions:")) continue;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, line_re)) << "mangled line: " << line.substr(0, 80);
+    int rank = std::stoi(m[1]);
+    EXPECT_EQ(std::stoi(m[2]), next[rank]++) << "rank " << rank << " lines out of order";
+  }
+  for (int rank = 0; rank < 4; ++rank) EXPECT_EQ(next[rank], 500) << rank;
+  expect_no_leftovers(r.out);
+}
+
+TEST(Io, StdinGoesToRankZeroOnly) {
+  Launch l({"-n", "3", "--nodes", "2", JOB_ACTIONS, "stdin"}, {}, true);
+  l.write_stdin("first line\nsecond line\n");
+  l.close_stdin();
+  Result r = l.wait();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 0 read: first line\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 0 read: second line\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 1 stdin eof"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 2 stdin eof"), std::string::npos) << r.out;
+  expect_no_leftovers(r.out);
+}
+
+TEST(Io, ExportedVariablesReachEveryRank) {
+  Result a = run({"-n", "2", "--nodes", "2", "-x", "XMSG_TEST_FROM_ENV", JOB_ACTIONS, "env",
+                  "XMSG_TEST_FROM_ENV"},
+                 {"XMSG_TEST_FROM_ENV=outer value"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_NE(a.out.find("rank 0 XMSG_TEST_FROM_ENV=outer value\n"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("rank 1 XMSG_TEST_FROM_ENV=outer value\n"), std::string::npos) << a.out;
+  expect_no_leftovers(a.out);
+
+  Result b = run({"-n", "2", "-x", "XMSG_TEST_SET=a=b", JOB_ACTIONS, "env", "XMSG_TEST_SET"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_NE(b.out.find("rank 0 XMSG_TEST_SET=a=b\n"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("rank 1 XMSG_TEST_SET=a=b\n"), std::string::npos) << b.out;
+  expect_no_leftovers(b.out);
+}
+
+TEST(Binding, ReportAndApplyBindings) {
+  Result bound = run({"-n", "2", "--bind-to", "core", "--report-bindings", JOB_ACTIONS, "affinity"});
+  ASSERT_EQ(bound.status, 0) << bound.err;
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(std::regex_search(bound.err, std::regex("xmsgrun: rank " + std::to_string(r) +
+                                                        " on node 0 \\([^)]*\\): bound to core")))
+        << bound.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(bound.out, m, std::regex("rank " + std::to_string(r) + " cpus ([0-9]+)")))
+        << bound.out;
+    EXPECT_GE(std::stoi(m[1]), 1);
+  }
+  expect_no_leftovers(bound.out);
+
+  Result unbound = run({"-n", "2", "--bind-to", "none", "--report-bindings", JOB_ACTIONS, "affinity"});
+  ASSERT_EQ(unbound.status, 0) << unbound.err;
+  EXPECT_NE(unbound.err.find("rank 1 on node 0"), std::string::npos) << unbound.err;
+  EXPECT_NE(unbound.err.find("not bound"), std::string::npos) << unbound.err;
+  expect_no_leftovers(unbound.out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad use.
+
+TEST(BadUse, MissingProgramExitsTwo) {
+  Result r = run({"-n", "2", "xmsg-no-such-program"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("xmsg-no-such-program"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(BadUse, NonExecutableProgramExitsTwo) {
+  Result r = run({"-n", "2", "/etc/passwd"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("not an executable"), std::string::npos) << r.err;
+}
+
+TEST(BadUse, RankCountMissingOrBelowOneExitsTwo) {
+  Result missing = run({JOB_ACTIONS, "sleep", "0"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("-n"), std::string::npos) << missing.err;
+  Result zero = run({"-n", "0", JOB_ACTIONS, "sleep", "0"});
+  EXPECT_EQ(zero.status, 2);
+  EXPECT_NE(zero.err.find("-n must be >= 1"), std::string::npos) << zero.err;
+}
+
+TEST(BadUse, UnknownOptionExitsTwoWithUsage) {
+  Result r = run({"-n", "2", "--no-such-option", JOB_ACTIONS});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--no-such-option"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Usage"), std::string::npos) << r.err;
+}
+
+}  // namespace
