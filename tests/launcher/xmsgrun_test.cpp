@@ -248,8 +248,7 @@ TEST_P(Exchange, EveryRankReadsEveryPeer) {
   if (c.nodes > 1) args.insert(args.end(), {"--nodes", std::to_string(c.nodes)});
   args.insert(args.end(), {BOOTSTRAP_CHECK, "--xmsgrun"});
   if (!c.collect) args.push_back("--no-collect");
-  if (c.nodes > 1 && XMSG_CHECK_REMOTE_NODE_IDS)
-    args.insert(args.end(), {"--nodes", std::to_string(c.nodes)});
+  args.insert(args.end(), {"--nodes", std::to_string(c.nodes)});
   Result r = run(args);
   ASSERT_EQ(r.status, 0) << r.err << r.out;
 
