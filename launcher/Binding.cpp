@@ -1,5 +1,7 @@
 #include "Binding.hpp"
 
+#include "Topology.hpp"
+
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
 
@@ -9,28 +11,6 @@
 namespace xmsg::launcher {
 
 namespace {
-
-class Topology {
- public:
-  Topology() {
-    if (hwloc_topology_init(&topo_) != 0) throw std::runtime_error("hwloc_topology_init failed");
-    // Only cores, PUs and NUMA nodes matter here; skipping caches and I/O keeps startup fast.
-    hwloc_topology_set_io_types_filter(topo_, HWLOC_TYPE_FILTER_KEEP_NONE);
-    hwloc_topology_set_cache_types_filter(topo_, HWLOC_TYPE_FILTER_KEEP_NONE);
-    hwloc_topology_set_icache_types_filter(topo_, HWLOC_TYPE_FILTER_KEEP_NONE);
-    if (hwloc_topology_load(topo_) != 0) {
-      hwloc_topology_destroy(topo_);
-      throw std::runtime_error("hwloc_topology_load failed");
-    }
-  }
-  ~Topology() { hwloc_topology_destroy(topo_); }
-  Topology(const Topology&) = delete;
-  Topology& operator=(const Topology&) = delete;
-  hwloc_topology_t get() const { return topo_; }
-
- private:
-  hwloc_topology_t topo_{};
-};
 
 std::string cpu_list(hwloc_const_bitmap_t set) {
   char* s = nullptr;
@@ -42,13 +22,25 @@ std::string cpu_list(hwloc_const_bitmap_t set) {
 
 }  // namespace
 
-void compute_bindings(JobPlan& plan) {
+Topology::Topology() {
+  if (hwloc_topology_init(&topo_) != 0) throw std::runtime_error("hwloc_topology_init failed");
+  // Cores, PUs and NUMA nodes are what binding needs; skipping I/O devices keeps the load
+  // fast (and keeps hwloc's GL/OpenCL plugins from probing X displays).
+  hwloc_topology_set_io_types_filter(topo_, HWLOC_TYPE_FILTER_KEEP_NONE);
+  if (hwloc_topology_load(topo_) != 0) {
+    hwloc_topology_destroy(topo_);
+    throw std::runtime_error("hwloc_topology_load failed");
+  }
+}
+
+Topology::~Topology() { hwloc_topology_destroy(topo_); }
+
+void compute_bindings(JobPlan& plan, const Topology& topo) {
   BindTo mode = plan.options.bind_to;
   plan.bindings.assign(static_cast<size_t>(plan.nranks()), RankBinding{});
   for (auto& b : plan.bindings) b.description = "not bound";
   if (mode == BindTo::None) return;
 
-  Topology topo;
   hwloc_obj_type_t type = mode == BindTo::Numa ? HWLOC_OBJ_NUMANODE : HWLOC_OBJ_CORE;
   int nobjs = hwloc_get_nbobjs_by_type(topo.get(), type);
   if (nobjs <= 0 && type == HWLOC_OBJ_CORE) {

@@ -8,9 +8,11 @@
 
 namespace xmsg::launcher {
 
+class Topology;
+
 // Fills plan.bindings. --bind-to auto means core while ranks <= cores (all virtual nodes share
 // this machine, so the count is over the whole job), none otherwise. Throws std::runtime_error
 // when hwloc fails.
-void compute_bindings(JobPlan& plan);
+void compute_bindings(JobPlan& plan, const Topology& topology);
 
 }  // namespace xmsg::launcher

@@ -12,6 +12,8 @@
 
 namespace xmsg::launcher {
 
+class Topology;
+
 struct RankBinding {
   bool bound = false;
   cpu_set_t cpus{};
@@ -27,6 +29,7 @@ struct JobPlan {
   std::vector<std::string> hostnames;  // per node
   std::vector<int> first_rank;         // per node, plus one past the end
   std::vector<RankBinding> bindings;   // per rank (empty descriptions when not bound)
+  const Topology* topology = nullptr;  // shared with the node servers' PMIx libraries
 
   int nranks() const { return options.nranks; }
   int nnodes() const { return options.nnodes; }

@@ -104,9 +104,19 @@ void NodeServer::run() {
         ::mkdir(plan_.pmix_tmpdir(node_).c_str(), 0700) != 0)
       throw std::runtime_error("cannot create " + plan_.node_dir(node_) + ": " +
                                std::strerror(errno));
-    server_ = std::make_unique<PmixServer>(plan_.hostnames[node_], plan_.pmix_tmpdir(node_));
+    auto t0 = Clock::now();
+    server_ = std::make_unique<PmixServer>(plan_.hostnames[node_], plan_.pmix_tmpdir(node_),
+                                           plan_.topology);
+    auto t1 = Clock::now();
     server_->register_job(plan_, node_);
+    auto t2 = Clock::now();
     spawn_ranks();
+    auto t3 = Clock::now();
+    if (std::getenv("XMSG_LAUNCHER_TRACE")) {
+      auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+      std::fprintf(stderr, "xmsgrun[trace]: node %d: PMIx_server_init %.1f ms, register %.1f ms, spawn %.1f ms\n",
+                   node_, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2));
+    }
   } catch (const std::exception& e) {
     report_failure(e.what());
     kill_alive(SIGKILL);

@@ -1,5 +1,7 @@
 #include "PmixServer.hpp"
 
+#include "Topology.hpp"
+
 #include <pmix.h>
 
 #include <sys/eventfd.h>
@@ -106,7 +108,8 @@ void load_string(pmix_info_t* info, const char* key, const std::string& value) {
 
 }  // namespace
 
-PmixServer::PmixServer(const std::string& hostname, const std::string& tmpdir) {
+PmixServer::PmixServer(const std::string& hostname, const std::string& tmpdir,
+                       const Topology* topology) {
   event_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (event_fd_ < 0) throw std::runtime_error("eventfd failed");
   g_server = this;
@@ -117,7 +120,8 @@ PmixServer::PmixServer(const std::string& hostname, const std::string& tmpdir) {
   module.fence_nb = on_fence;
   module.direct_modex = on_direct_modex;
 
-  pmix_info_t info[5];
+  pmix_info_t info[6];
+  size_t ninfo = 5;
   bool no = false;
   load_string(&info[0], PMIX_SERVER_TMPDIR, tmpdir);
   load_string(&info[1], PMIX_SYSTEM_TMPDIR, tmpdir);
@@ -125,8 +129,15 @@ PmixServer::PmixServer(const std::string& hostname, const std::string& tmpdir) {
   // No rendezvous files for tools or system-wide servers: only our clients connect.
   PMIX_INFO_LOAD(&info[3], PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL);
   PMIX_INFO_LOAD(&info[4], PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL);
-  pmix_status_t st = PMIx_server_init(&module, info, 5);
-  for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+  pmix_topology_t topo{};
+  if (topology) {
+    topo.source = const_cast<char*>("hwloc");
+    topo.topology = topology->get();
+    PMIX_INFO_LOAD(&info[ninfo], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
+    ++ninfo;
+  }
+  pmix_status_t st = PMIx_server_init(&module, info, ninfo);
+  for (size_t i = 0; i < ninfo; ++i) PMIX_INFO_DESTRUCT(&info[i]);
   if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_server_init failed: " + status_text(st));
 }
 

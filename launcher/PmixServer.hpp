@@ -18,6 +18,8 @@
 
 namespace xmsg::launcher {
 
+class Topology;
+
 struct FenceUpcall {
   std::string participants;  // "*" for the whole namespace, else ascending ranks "0,3,5"
   pmix_status_t local_status = PMIX_SUCCESS;
@@ -51,7 +53,8 @@ using ServerEvent = std::variant<FenceUpcall, DirectModexUpcall, AbortUpcall, Lo
 class PmixServer {
  public:
   // PMIx_server_init with every file under `tmpdir`. Throws std::runtime_error.
-  PmixServer(const std::string& hostname, const std::string& tmpdir);
+  // `topology` (may be null) spares the library its own discovery.
+  PmixServer(const std::string& hostname, const std::string& tmpdir, const Topology* topology);
   ~PmixServer();
   PmixServer(const PmixServer&) = delete;
   PmixServer& operator=(const PmixServer&) = delete;

@@ -3,6 +3,7 @@
 #include "Coordinator.hpp"
 #include "JobPlan.hpp"
 #include "Options.hpp"
+#include "Topology.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,8 +39,10 @@ int main(int argc, char** argv) {
   ::setenv("PMIX_MCA_gds", "hash", 0);
 
   try {
+    Topology topology;
     JobPlan plan = make_plan(parsed.options);
-    compute_bindings(plan);
+    plan.topology = &topology;
+    compute_bindings(plan, topology);
     return run_job(std::move(plan));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "xmsgrun: %s\n", e.what());
