@@ -27,9 +27,11 @@ struct xmsg_request_s;
 // Adapter so a request can receive a transport's read completion without a virtual base on
 // the request itself.
 struct ReadDone final : xmsg::transport::ReadCompletion {
+  using Callback = void (*)(xmsg::rt::World*, xmsg_request_s*, bool, const std::string&);
   xmsg_request_s* req = nullptr;
   xmsg::rt::World* world = nullptr;
-  void on_read_done(bool ok, const std::string& reason) override;
+  Callback callback = nullptr;
+  void on_read_done(bool ok, const std::string& reason) override { callback(world, req, ok, reason); }
 };
 
 struct xmsg_request_s {

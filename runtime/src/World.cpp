@@ -460,6 +460,9 @@ void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t l
   if (p.remote_read) {
     r->read_done.req = r;
     r->read_done.world = this;
+    r->read_done.callback = [](World* w, Request* req, bool ok, const std::string& why) {
+      w->on_read_done(req, ok, why);
+    };
     p.transport->read_remote(source, handle, 0, {static_cast<std::byte*>(r->buf), n}, r->read_done);
     return;
   }
@@ -769,5 +772,3 @@ void World::finalize() {
 }
 
 }  // namespace xmsg::rt
-
-void ReadDone::on_read_done(bool ok, const std::string& reason) { world->on_read_done(req, ok, reason); }
