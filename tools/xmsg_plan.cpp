@@ -66,7 +66,7 @@ Summary summarise(const ConnectionPlan& plan, const xmsg::verbs::VerbsLimits& li
     s.max_qps = std::max(s.max_qps, q);
     ini += plan.ini_count(r);
     tgt += plan.tgt_count(r);
-    pmix += static_cast<double>(xmsg::verbs::WireUpRecord::encoded_size(static_cast<std::size_t>(q)));
+    pmix += static_cast<double>(xmsg::verbs::WireUpRecord::published_bytes(static_cast<std::size_t>(q)));
   }
   s.qps_per_rank = static_cast<double>(s.total_qps) / plan.num_ranks();
   s.qps_per_node = static_cast<double>(s.total_qps) / plan.num_nodes();
@@ -173,8 +173,9 @@ int main(int argc, char** argv) {
       fmt::print("  receive memory/rank : {} ({} bytes: one SRQ, {} buffers x {} bytes)\n",
                  human_bytes(static_cast<double>(s.recv_memory_per_rank)), s.recv_memory_per_rank, limits.srq_depth,
                  limits.eager_buffer_bytes);
-      fmt::print("  PMIx bytes/rank     : {:.2f} (key \"{}\": {}-byte header + {} bytes per QP)\n", s.pmix_bytes_per_rank,
-                 xmsg::verbs::kWireUpKey, sizeof(xmsg::verbs::WireUpHeader), sizeof(xmsg::verbs::WireUpQp));
+      fmt::print("  PMIx bytes/rank     : {:.2f} (key \"{}\": {}-byte header + {} bytes per QP; key \"{}\": {} bytes)\n",
+                 s.pmix_bytes_per_rank, xmsg::verbs::kWireUpKey, sizeof(xmsg::verbs::WireUpHeader),
+                 sizeof(xmsg::verbs::WireUpQp), xmsg::verbs::kNodeKey, xmsg::verbs::kNodeKeyBytes);
     }
     if (show_rank >= 0) print_rank(plan, show_rank);
   } catch (const std::invalid_argument& e) {

@@ -106,12 +106,12 @@ build_image() {
   (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
   mv "$work/kernel/boot/vmlinuz-$kver" "$cache/vmlinuz"
   mv "$work/initrd.gz" "$cache/initrd.gz"
-  echo "$pkg $(sha256sum "$here/guest-init.sh" "$0" | sha256sum | cut -c1-16)" > "$cache/stamp"
+  echo "$pkg $(cat "$here/guest-init.sh" "$0" | sha256sum | cut -c1-16)" > "$cache/stamp"
   rm -rf "$work"
 }
 
 stamp_wanted() {
-  echo "$(sha256sum "$here/guest-init.sh" "$0" | sha256sum | cut -c1-16)"
+  echo "$(cat "$here/guest-init.sh" "$0" | sha256sum | cut -c1-16)"
 }
 (
   flock -w 600 9 || die "timed out waiting for the image lock in $cache"

@@ -37,7 +37,7 @@ TEST(PlanTool, JsonHasTheDocumentedKeysAndValues) {
   EXPECT_EQ(j.at("qps_per_rank").get<double>(), 30.0);
   EXPECT_EQ(j.at("qps_per_node").get<double>(), 120.0);
   EXPECT_EQ(j.at("recv_memory_per_rank_bytes").get<long long>(), 256LL * 8192);
-  EXPECT_EQ(j.at("pmix_bytes_per_rank").get<double>(), 36.0 + 8 * 30);
+  EXPECT_EQ(j.at("pmix_bytes_per_rank").get<double>(), 36.0 + 8 * 30 + 4);
   EXPECT_EQ(j.size(), 7u);
 
   const auto rc = run_plan("--nodes 16 --ppn 4 --mode rc --json --srq-depth 64");

@@ -15,12 +15,13 @@ namespace xmsg::verbs {
 
 namespace {
 
-// Transport timeout 2^18 * 4.096 us ~ 1 s per try and 7 tries: a dead peer surfaces as an error
-// completion within seconds, never a hang. RNR retry is finite too (6 x 0.64 ms minimum): the
-// SRQ refill, not RNR, is what keeps receivers ready.
+// Transport timeout 2^18 * 4.096 us ~ 1 s per try and 7 tries: a dead peer (whose QPs are gone,
+// so nothing answers) surfaces as an error completion within seconds, never a hang. RNR retry is
+// unlimited (7): it only fires when a live receiver has let its SRQ run dry, and the SRQ refill,
+// not RNR, is what keeps receivers ready; giving up there would break a healthy connection.
 constexpr std::uint8_t kTimeout = 18;
 constexpr std::uint8_t kRetryCount = 7;
-constexpr std::uint8_t kRnrRetry = 6;
+constexpr std::uint8_t kRnrRetry = 7;
 constexpr std::uint8_t kMinRnrTimer = 12;
 constexpr int kMaxReadsInFlight = 16;
 

@@ -21,6 +21,14 @@ namespace xmsg::verbs {
 static_assert(std::endian::native == std::endian::little, "the wire-up record is little-endian");
 
 inline constexpr std::string_view kWireUpKey = "xmsg.verbs.wireup";
+// The publisher's node id (4 bytes, host order), put beside the record in the same commit. The
+// QPs a rank creates depend only on its own node's membership, but matching a peer's entries
+// needs every rank's node; launchers that do not serve PMIX_NODEID for remote ranks (xmsgrun's
+// virtual nodes today) leave Bootstrap::node_of() unable to say, so the transport reads this
+// key instead. Kept out of the record so learning the layout does not mean fetching every
+// rank's QP list.
+inline constexpr std::string_view kNodeKey = "xmsg.verbs.node";
+inline constexpr std::size_t kNodeKeyBytes = sizeof(std::uint32_t);
 inline constexpr std::uint32_t kWireUpMagic = 0x42564d58;  // "XMVB"
 inline constexpr std::uint8_t kWireUpVersion = 1;
 
@@ -53,6 +61,8 @@ struct WireUpRecord {
   static constexpr std::size_t encoded_size(std::size_t qp_count) {
     return sizeof(WireUpHeader) + qp_count * sizeof(WireUpQp);
   }
+  // Everything a rank publishes for verbs: the record and the node key.
+  static constexpr std::size_t published_bytes(std::size_t qp_count) { return encoded_size(qp_count) + kNodeKeyBytes; }
   std::vector<std::byte> encode() const;
   // Throws std::runtime_error naming `publisher_rank` when the bytes are not a record of this
   // version or their length disagrees with qp_count.

@@ -1,0 +1,593 @@
+#include "VerbsTransport.hpp"
+
+#include <xmsg/bootstrap/bootstrap.hpp>
+#include <xmsg/transport/verbs.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "VerbsError.hpp"
+
+namespace xmsg::verbs {
+
+using xmsg::transport::Capabilities;
+using xmsg::transport::MemoryHandle;
+using xmsg::transport::MessageSink;
+using xmsg::transport::ReadCompletion;
+using xmsg::transport::TransportError;
+using xmsg::transport::WireHeader;
+
+namespace {
+
+// wr_id: the top two bits say what completed, the rest which slot or read.
+constexpr std::uint64_t kKindShift = 62;
+constexpr std::uint64_t kRecv = 0;
+constexpr std::uint64_t kSend = 1;
+constexpr std::uint64_t kRead = 2;
+constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kKindShift) - 1;
+// One READ moves at most this much; larger reads are split (devices cap max_msg_sz).
+constexpr std::uint64_t kMaxReadChunk = std::uint64_t{1} << 30;
+constexpr int kMaxReadsPosted = 64;
+constexpr int kPollBatch = 32;
+
+std::uint64_t make_wr_id(std::uint64_t kind, std::uint64_t index) { return (kind << kKindShift) | index; }
+
+bool verbose() {
+  const char* v = std::getenv("XMSG_VERBOSE");
+  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+}
+
+}  // namespace
+
+PlanMode choose_mode(const Device& device, const char* env_value) {
+  const std::string_view wanted = env_value != nullptr && *env_value != '\0' ? env_value : "auto";
+  if (wanted == "auto") return device.supports_xrc() ? PlanMode::xrc : PlanMode::rc;
+  if (wanted != "xrc" && wanted != "rc") {
+    throw std::invalid_argument("XMSG_VERBS_MODE: expected auto, xrc or rc, got '" + std::string(wanted) + "'");
+  }
+  const PlanMode mode = parse_plan_mode(wanted, "XMSG_VERBS_MODE");
+  if (mode == PlanMode::xrc && !device.supports_xrc()) {
+    throw VerbsError("XMSG_VERBS_MODE=xrc but there is no XRC-capable device: " + device.label() +
+                     " lacks IBV_DEVICE_XRC (use rc or auto)");
+  }
+  return mode;
+}
+
+bool verbs_carries_same_node_pairs(const char* xmsg_transports) {
+  if (xmsg_transports == nullptr) return false;
+  std::string_view list(xmsg_transports);
+  while (!list.empty() && (list.front() == ',' || list.front() == ' ')) list.remove_prefix(1);
+  const auto first = list.substr(0, list.find(','));
+  return first == "verbs";
+}
+
+VerbsTransport::VerbsTransport(bootstrap::Bootstrap& bootstrap, Device device, PlanMode mode, VerbsLimits limits)
+    : boot_(bootstrap), device_(std::move(device)), mode_(mode), limits_(limits), rank_(bootstrap.rank()) {
+  limits_.validate();
+}
+
+VerbsTransport::~VerbsTransport() { teardown(); }
+
+Capabilities VerbsTransport::capabilities() const {
+  Capabilities caps;
+  caps.remote_read = true;
+  caps.max_eager_payload = limits_.eager_buffer_bytes - sizeof(WireHeader);
+  return caps;
+}
+
+std::string VerbsTransport::peer_label(int rank) const {
+  if (plan_ && rank >= 0 && rank < plan_->num_ranks()) {
+    return "rank " + std::to_string(rank) + " (node " + std::to_string(plan_->node_of(rank)) + ")";
+  }
+  return "rank " + std::to_string(rank);
+}
+
+ConnectionPlan VerbsTransport::identity_plan(int size) const {
+  std::vector<int> layout(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) layout[static_cast<std::size_t>(r)] = r;
+  return ConnectionPlan(std::move(layout), mode_);
+}
+
+ConnectionPlan VerbsTransport::provisional_plan() const {
+  const int size = boot_.size();
+  const int nodes = boot_.num_nodes();
+  const int my_node = boot_.node_id();
+  const std::vector<int> local = boot_.local_peers();
+  if (nodes < 1 || my_node < 0 || my_node >= nodes || local.empty() || size - static_cast<int>(local.size()) < nodes - 1) {
+    throw TransportError("verbs: rank " + std::to_string(rank_) + ": inconsistent job shape from the bootstrap (" +
+                         std::to_string(size) + " ranks, " + std::to_string(nodes) + " nodes, node " +
+                         std::to_string(my_node) + ", " + std::to_string(local.size()) + " local ranks)");
+  }
+  std::vector<int> layout(static_cast<std::size_t>(size), -1);
+  for (int r : local) layout.at(static_cast<std::size_t>(r)) = my_node;
+  int next = 0;
+  for (int r = 0; r < size; ++r) {
+    if (layout[static_cast<std::size_t>(r)] != -1) continue;
+    if (next == my_node) next = (next + 1) % nodes;
+    layout[static_cast<std::size_t>(r)] = next;
+    next = (next + 1) % nodes;
+  }
+  return ConnectionPlan(std::move(layout), mode_);
+}
+
+std::vector<int> VerbsTransport::true_layout() {
+  const int size = boot_.size();
+  std::vector<int> layout(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    std::vector<std::byte> bytes;
+    try {
+      bytes = boot_.get(r, kNodeKey);
+    } catch (const std::exception& e) {
+      throw TransportError("verbs: rank " + std::to_string(rank_) + " cannot read the node of rank " +
+                           std::to_string(r) + ": " + e.what());
+    }
+    std::uint32_t node = 0;
+    if (bytes.size() != sizeof node) {
+      throw TransportError("verbs: rank " + std::to_string(r) + " published a " + std::to_string(bytes.size()) +
+                           "-byte node id");
+    }
+    std::memcpy(&node, bytes.data(), sizeof node);
+    layout[static_cast<std::size_t>(r)] = static_cast<int>(node);
+  }
+  return layout;
+}
+
+const WireUpRecord& VerbsTransport::record_of(int rank) {
+  auto& slot = records_.at(static_cast<std::size_t>(rank));
+  if (!slot) {
+    std::vector<std::byte> bytes;
+    try {
+      bytes = boot_.get(rank, kWireUpKey);
+    } catch (const std::exception& e) {
+      throw TransportError("verbs: rank " + std::to_string(rank_) + " cannot read the wire-up record of " +
+                           peer_label(rank) + ": " + e.what());
+    }
+    try {
+      slot = WireUpRecord::decode(bytes, rank);
+    } catch (const std::runtime_error& e) {
+      throw TransportError(std::string("verbs: ") + e.what());
+    }
+    if (slot->header.mode != static_cast<std::uint8_t>(mode_)) {
+      throw TransportError("verbs: " + peer_label(rank) + " runs in " +
+                           std::string(to_string(static_cast<PlanMode>(slot->header.mode))) + " mode, rank " +
+                           std::to_string(rank_) + " in " + std::string(to_string(mode_)) +
+                           " (mixed devices or XMSG_VERBS_MODE?)");
+    }
+    if (static_cast<int>(slot->qps.size()) != plan_->qp_count(rank)) {
+      throw TransportError("verbs: " + peer_label(rank) + " published " + std::to_string(slot->qps.size()) +
+                           " QPs, the plan expects " + std::to_string(plan_->qp_count(rank)) +
+                           " (different XMSG_TRANSPORTS on different ranks?)");
+    }
+  }
+  return *slot;
+}
+
+RemoteEndpoint VerbsTransport::endpoint(const WireUpRecord& record, int qp_position, int publisher) const {
+  if (qp_position < 0 || qp_position >= static_cast<int>(record.qps.size())) {
+    throw TransportError("verbs: the wire-up record of " + peer_label(publisher) + " has no QP at position " +
+                         std::to_string(qp_position));
+  }
+  RemoteEndpoint ep;
+  ep.qpn = record.qps[static_cast<std::size_t>(qp_position)].qpn;
+  ep.psn = record.qps[static_cast<std::size_t>(qp_position)].psn;
+  ep.lid = record.header.lid;
+  ep.gid = record.header.gid;
+  ep.path_mtu = static_cast<ibv_mtu>(record.header.path_mtu);
+  return ep;
+}
+
+void VerbsTransport::connect(std::span<const int> peers) {
+  if (connected_) throw TransportError("verbs: connect() called twice");
+  connected_ = true;
+  const int size = boot_.size();
+  const bool own_nodes = verbs_carries_same_node_pairs(std::getenv("XMSG_TRANSPORTS"));
+  const int my_node = own_nodes ? rank_ : boot_.node_id();
+  // The QPs this rank creates depend only on which ranks share its node, so a provisional
+  // layout (this node exact, the other ranks spread over the other nodes) plans them before any
+  // exchange; the true layout, needed to find entries in peers' records, follows the fence.
+  const ConnectionPlan provisional = own_nodes ? identity_plan(size) : provisional_plan();
+  records_.assign(static_cast<std::size_t>(size), std::nullopt);
+
+  try {
+    pd_ = std::make_unique<ProtectionDomain>(device_);
+    registrations_ = std::make_unique<RegistrationCache>(*pd_);
+    const int send_slots = limits_.send_depth * 2;
+    send_slab_.assign(static_cast<std::size_t>(send_slots) * limits_.eager_buffer_bytes, std::byte{0});
+    send_mr_ = std::make_unique<MemoryRegion>(*pd_, send_slab_.data(), send_slab_.size(), IBV_ACCESS_LOCAL_WRITE);
+    for (int s = send_slots - 1; s >= 0; --s) free_send_slots_.push_back(s);
+    send_slot_owner_.assign(static_cast<std::size_t>(send_slots), {-1, -1});
+    // Every CQ entry is bounded by something finite: posted receives, send slots, posted reads.
+    const int cq_depth = std::min(limits_.srq_depth + send_slots + kMaxReadsPosted + 16, device_.attributes().max_cqe);
+    cq_ = std::make_unique<CompletionQueue>(device_, cq_depth);
+    if (mode_ == PlanMode::xrc) {
+      xrcd_ = std::make_unique<XrcDomain>(device_, boot_.job_id(), my_node);
+      srq_ = std::make_unique<SharedReceiveQueue>(*pd_, *xrcd_, *cq_, limits_.srq_depth, limits_.eager_buffer_bytes);
+    } else {
+      srq_ = std::make_unique<SharedReceiveQueue>(*pd_, limits_.srq_depth, limits_.eager_buffer_bytes);
+    }
+    srq_->arm_limit(limits_.srq_low_watermark());
+
+    for (const PlannedQp& planned : provisional.qps_of(rank_)) {
+      QpState state;
+      switch (planned.kind) {
+        case QpKind::xrc_ini:
+          state.qp = QueuePair::create_xrc_ini(*pd_, *cq_, limits_.send_depth, "node " + std::to_string(planned.peer));
+          break;
+        case QpKind::xrc_tgt:
+          state.qp = QueuePair::create_xrc_tgt(*xrcd_, peer_label(planned.peer));
+          break;
+        case QpKind::rc:
+          state.qp = QueuePair::create_rc(*pd_, *cq_, *srq_, limits_.send_depth, peer_label(planned.peer));
+          break;
+      }
+      qps_.push_back(std::move(state));
+    }
+  } catch (const VerbsError& e) {
+    throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + ": " + e.what());
+  }
+
+  WireUpRecord mine;
+  const PortAddress& address = device_.address();
+  mine.header.mode = static_cast<std::uint8_t>(mode_);
+  mine.header.link_layer = address.link_layer;
+  mine.header.path_mtu = static_cast<std::uint8_t>(address.path_mtu);
+  mine.header.lid = address.lid;
+  mine.header.port = address.port;
+  mine.header.gid_index = static_cast<std::uint8_t>(address.gid_index);
+  mine.header.srq_num = srq_->srq_num();
+  mine.header.gid = address.gid;
+  for (const auto& state : qps_) mine.qps.push_back({state.qp->qpn(), state.qp->psn()});
+  const auto bytes = mine.encode();
+  boot_.put(kWireUpKey, bytes);
+  const std::uint32_t node_word = static_cast<std::uint32_t>(my_node);
+  boot_.put(kNodeKey, std::as_bytes(std::span(&node_word, 1)));
+  boot_.commit();
+  boot_.fence(true);
+  // XRC: every local rank has opened the domain file by now (the fence is job-wide).
+  if (xrcd_) xrcd_->unlink_file();
+
+  if (own_nodes) {
+    plan_.emplace(provisional);
+  } else {
+    plan_.emplace(true_layout(), mode_);
+    if (plan_->qps_of(rank_) != provisional.qps_of(rank_)) {
+      throw TransportError("verbs: rank " + std::to_string(rank_) +
+                           ": the published node layout disagrees with this node's local peers");
+    }
+  }
+
+  try {
+    const auto planned = plan_->qps_of(rank_);
+    for (std::size_t i = 0; i < planned.size(); ++i) {
+      const PlannedQp& p = planned[i];
+      switch (p.kind) {
+        case QpKind::xrc_ini: {
+          const int owner = plan_->tgt_owner(rank_, p.peer);
+          qps_[i].qp->connect(endpoint(record_of(owner), plan_->tgt_index(rank_, p.peer), owner));
+          break;
+        }
+        case QpKind::xrc_tgt:
+          qps_[i].qp->connect(endpoint(record_of(p.peer), plan_->ini_index(p.peer, my_node), p.peer));
+          break;
+        case QpKind::rc:
+          qps_[i].qp->connect(endpoint(record_of(p.peer), plan_->rc_index(p.peer, rank_), p.peer));
+          break;
+      }
+    }
+    for (int peer : peers) {
+      const auto path = plan_->path(rank_, peer);
+      if (!path) {
+        throw TransportError("verbs: " + peer_label(peer) + " shares a node with rank " + std::to_string(rank_) +
+                             "; set XMSG_TRANSPORTS=verbs,... to carry same-node pairs over verbs");
+      }
+      Route route;
+      if (mode_ == PlanMode::xrc) {
+        route.qp_index = plan_->ini_index(rank_, path->via_node);
+        route.remote_srqn = record_of(peer).header.srq_num;
+      } else {
+        route.qp_index = plan_->rc_index(rank_, peer);
+      }
+      routes_[peer] = route;
+    }
+  } catch (const VerbsError& e) {
+    throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + ": bad peer: " + e.what());
+  }
+  boot_.fence(false);
+  if (verbose()) {
+    std::fprintf(stderr, "xmsg: verbs: rank %d on %s, %s mode, %zu QPs, SRQ %d x %zu bytes\n", rank_,
+                 device_.label().c_str(), std::string(to_string(mode_)).c_str(), qps_.size(), limits_.srq_depth,
+                 limits_.eager_buffer_bytes);
+  }
+}
+
+bool VerbsTransport::try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) {
+  auto it = routes_.find(peer);
+  if (it == routes_.end()) {
+    throw TransportError("verbs: try_send to rank " + std::to_string(peer) + ", which is not a verbs peer of rank " +
+                         std::to_string(rank_));
+  }
+  if (payload.size() > capabilities().max_eager_payload) {
+    throw TransportError("verbs: try_send of " + std::to_string(payload.size()) + " bytes exceeds max_eager_payload " +
+                         std::to_string(capabilities().max_eager_payload));
+  }
+  Route& route = it->second;
+  // A dead peer's messages go nowhere; the runtime hears of it through on_peer_failure.
+  if (route.failed) return true;
+  QpState& qp = qps_[static_cast<std::size_t>(route.qp_index)];
+  if (free_send_slots_.empty() || qp.outstanding >= limits_.send_depth) return false;
+  const int slot = free_send_slots_.back();
+  free_send_slots_.pop_back();
+  std::byte* buffer = send_slab_.data() + static_cast<std::size_t>(slot) * limits_.eager_buffer_bytes;
+  std::memcpy(buffer, &header, sizeof header);
+  if (!payload.empty()) std::memcpy(buffer + sizeof header, payload.data(), payload.size());
+
+  ibv_sge sge{};
+  sge.addr = reinterpret_cast<std::uint64_t>(buffer);
+  sge.length = static_cast<std::uint32_t>(sizeof header + payload.size());
+  sge.lkey = send_mr_->lkey();
+  ibv_send_wr wr{};
+  wr.wr_id = make_wr_id(kSend, static_cast<std::uint64_t>(slot));
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  if (mode_ == PlanMode::xrc) wr.qp_type.xrc.remote_srqn = route.remote_srqn;
+  try {
+    qp.qp->post_send(wr);
+  } catch (const VerbsError& e) {
+    free_send_slots_.push_back(slot);
+    fail_peer(peer, e.what(), nullptr);
+    return true;
+  }
+  ++qp.outstanding;
+  send_slot_owner_[static_cast<std::size_t>(slot)] = {peer, route.qp_index};
+  return true;
+}
+
+void VerbsTransport::fail_peer(int peer, const std::string& reason, MessageSink* sink) {
+  auto it = routes_.find(peer);
+  if (it == routes_.end() || it->second.failed) return;
+  it->second.failed = true;
+  const std::string message = "verbs: " + peer_label(peer) + " unreachable from rank " + std::to_string(rank_) +
+                              " on " + device_.label() + ": " + reason;
+  if (sink != nullptr) {
+    sink->on_peer_failure(peer, message);
+  } else {
+    failures_to_report_.emplace_back(peer, message);
+  }
+}
+
+int VerbsTransport::progress(MessageSink& sink) {
+  if (!cq_) return 0;
+  int handled = 0;
+  for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
+  failures_to_report_.clear();
+
+  ibv_wc wcs[kPollBatch];
+  const int n = cq_->poll(wcs);
+  for (int i = 0; i < n; ++i) {
+    const ibv_wc& wc = wcs[i];
+    const std::uint64_t kind = wc.wr_id >> kKindShift;
+    const std::uint64_t index = wc.wr_id & kIndexMask;
+    if (kind == kRecv) {
+      if (wc.status != IBV_WC_SUCCESS) {
+        srq_->consumed();  // flushed by a QP in error; that QP's sender is reported on its own
+        continue;
+      }
+      const auto slot = srq_->slot(index);
+      if (wc.byte_len < sizeof(WireHeader)) {
+        srq_->repost(index);
+        throw TransportError("verbs: rank " + std::to_string(rank_) + " received a " + std::to_string(wc.byte_len) +
+                             "-byte message, shorter than a header, on QP " + std::to_string(wc.qp_num));
+      }
+      WireHeader header;
+      std::memcpy(&header, slot.data(), sizeof header);
+      sink.on_message(header, slot.subspan(sizeof header, wc.byte_len - sizeof header));
+      // The payload span was valid only during the call: the buffer goes straight back.
+      srq_->repost(index);
+      ++handled;
+    } else if (kind == kSend) {
+      const auto [peer, qp_index] = send_slot_owner_.at(static_cast<std::size_t>(index));
+      free_send_slots_.push_back(static_cast<int>(index));
+      if (qp_index >= 0) --qps_[static_cast<std::size_t>(qp_index)].outstanding;
+      if (wc.status != IBV_WC_SUCCESS) fail_peer(peer, "send failed: " + describe_completion(wc), &sink);
+      ++handled;
+    } else if (kind == kRead) {
+      auto it = reads_.find(index);
+      if (it != reads_.end()) {
+        const int peer = it->second.peer;
+        const auto route = routes_.find(peer);
+        if (route != routes_.end()) --qps_[static_cast<std::size_t>(route->second.qp_index)].outstanding;
+        if (wc.status != IBV_WC_SUCCESS) {
+          const std::string reason = "RDMA READ from " + peer_label(peer) + " failed: " + describe_completion(wc);
+          fail_peer(peer, reason, &sink);
+          finish_read_chunk(index, false, reason);
+        } else {
+          finish_read_chunk(index, true, "");
+        }
+      }
+      ++handled;
+    }
+  }
+  while (!pending_reads_.empty() && post_read(pending_reads_.front())) pending_reads_.pop_front();
+  return handled;
+}
+
+MemoryHandle VerbsTransport::expose(const void* buffer, size_t length) {
+  MemoryHandle handle{reinterpret_cast<std::uint64_t>(buffer), length, 0};
+  if (length == 0) return handle;
+  try {
+    handle.key = registrations_->acquire(buffer, length, IBV_ACCESS_REMOTE_READ).rkey();
+  } catch (const VerbsError& e) {
+    throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + " cannot expose its buffer: " + e.what());
+  }
+  return handle;
+}
+
+void VerbsTransport::release(const MemoryHandle& handle) {
+  if (handle.length == 0) return;
+  registrations_->release(reinterpret_cast<const void*>(handle.address), handle.length, IBV_ACCESS_REMOTE_READ);
+}
+
+void VerbsTransport::read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
+                                 ReadCompletion& done) {
+  auto route = routes_.find(peer);
+  if (route == routes_.end()) {
+    done.on_read_done(false, "verbs: rank " + std::to_string(peer) + " is not a verbs peer of rank " + std::to_string(rank_));
+    return;
+  }
+  if (route->second.failed) {
+    done.on_read_done(false, "verbs: " + peer_label(peer) + " already failed");
+    return;
+  }
+  if (dst.empty()) {
+    done.on_read_done(true, "");
+    return;
+  }
+  if (offset + dst.size() > source.length) {
+    done.on_read_done(false, "verbs: read of " + std::to_string(dst.size()) + " bytes at offset " + std::to_string(offset) +
+                                 " exceeds the " + std::to_string(source.length) + " bytes " + peer_label(peer) + " exposed");
+    return;
+  }
+  const MemoryRegion* local = nullptr;
+  try {
+    local = &registrations_->acquire(dst.data(), dst.size(), IBV_ACCESS_LOCAL_WRITE);
+  } catch (const VerbsError& e) {
+    done.on_read_done(false, std::string("verbs: cannot register the receive buffer: ") + e.what());
+    return;
+  }
+  const std::uint64_t op_id = next_read_id_++ & kIndexMask;
+  ReadOp& op = reads_[op_id];
+  op.done = &done;
+  op.peer = peer;
+  op.dst = dst.data();
+  op.dst_length = dst.size();
+  for (std::uint64_t at = 0; at < dst.size(); at += kMaxReadChunk) {
+    const std::uint64_t len = std::min<std::uint64_t>(kMaxReadChunk, dst.size() - at);
+    pending_reads_.push_back({op_id, peer, reinterpret_cast<std::uint64_t>(dst.data()) + at,
+                              static_cast<std::uint32_t>(len), local->lkey(), source.address + offset + at,
+                              static_cast<std::uint32_t>(source.key)});
+    ++op.chunks;
+  }
+  while (!pending_reads_.empty() && post_read(pending_reads_.front())) pending_reads_.pop_front();
+}
+
+bool VerbsTransport::post_read(const PendingRead& read) {
+  auto route = routes_.find(read.peer);
+  QpState& qp = qps_[static_cast<std::size_t>(route->second.qp_index)];
+  if (route->second.failed) {
+    finish_read_chunk(read.op_id, false, "verbs: " + peer_label(read.peer) + " failed");
+    return true;
+  }
+  if (qp.outstanding >= limits_.send_depth) return false;
+  ibv_sge sge{};
+  sge.addr = read.local_address;
+  sge.length = read.length;
+  sge.lkey = read.lkey;
+  ibv_send_wr wr{};
+  wr.wr_id = make_wr_id(kRead, read.op_id);
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_READ;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.rdma.remote_addr = read.remote_address;
+  wr.wr.rdma.rkey = read.rkey;
+  // XRC: the target checks the rkey against the PD of the SRQ named here: the owner's own SRQ.
+  if (mode_ == PlanMode::xrc) wr.qp_type.xrc.remote_srqn = route->second.remote_srqn;
+  try {
+    qp.qp->post_send(wr);
+  } catch (const VerbsError& e) {
+    fail_peer(read.peer, e.what(), nullptr);
+    finish_read_chunk(read.op_id, false, e.what());
+    return true;
+  }
+  ++qp.outstanding;
+  return true;
+}
+
+void VerbsTransport::finish_read_chunk(std::uint64_t op_id, bool ok, const std::string& reason) {
+  auto it = reads_.find(op_id);
+  if (it == reads_.end()) return;
+  ReadOp& op = it->second;
+  if (!ok && op.ok) {
+    op.ok = false;
+    op.reason = reason;
+  }
+  if (--op.chunks > 0) return;
+  ReadOp finished = op;
+  reads_.erase(it);
+  registrations_->release(finished.dst, finished.dst_length, IBV_ACCESS_LOCAL_WRITE);
+  finished.done->on_read_done(finished.ok, finished.reason);
+}
+
+void VerbsTransport::disconnect() {
+  if (!connected_) return;
+  // Let our sends reach their SRQs before anyone destroys a TGT QP or an SRQ; bounded so a dead
+  // peer cannot hold us here (its sends fail by transport timeout first).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  const int send_slots = limits_.send_depth * 2;
+  ibv_wc wcs[kPollBatch];
+  while (cq_ && static_cast<int>(free_send_slots_.size()) < send_slots && std::chrono::steady_clock::now() < deadline) {
+    const int n = cq_->poll(wcs);
+    for (int i = 0; i < n; ++i) {
+      const std::uint64_t kind = wcs[i].wr_id >> kKindShift;
+      const std::uint64_t index = wcs[i].wr_id & kIndexMask;
+      if (kind == kSend) {
+        free_send_slots_.push_back(static_cast<int>(index));
+      } else if (kind == kRecv) {
+        if (wcs[i].status == IBV_WC_SUCCESS) srq_->repost(index);  // late messages are dropped after disconnect
+        else srq_->consumed();
+      }
+    }
+  }
+  // The node-local barrier the XRC notes ask for before TGT QPs go (a job-wide fence is one).
+  boot_.fence(false);
+  teardown();
+  connected_ = false;
+}
+
+void VerbsTransport::teardown() {
+  for (auto& [id, op] : reads_) {
+    if (op.done != nullptr) op.done->on_read_done(false, "verbs: transport disconnected");
+  }
+  reads_.clear();
+  pending_reads_.clear();
+  qps_.clear();
+  srq_.reset();
+  xrcd_.reset();
+  cq_.reset();
+  send_mr_.reset();
+  registrations_.reset();
+  pd_.reset();
+}
+
+}  // namespace xmsg::verbs
+
+namespace xmsg::transport {
+
+std::unique_ptr<Transport> make_verbs_transport(bootstrap::Bootstrap& bootstrap) {
+  using namespace xmsg::verbs;
+  const bool forced = std::getenv("XMSG_IB_DEVICE") != nullptr;
+  if (!forced && list_device_names().empty()) {
+    if (verbose()) std::fprintf(stderr, "xmsg: verbs: no RDMA device on %s; using the other transports\n", bootstrap.hostname().c_str());
+    return nullptr;
+  }
+  try {
+    Device device = Device::open_default();
+    const PlanMode mode = choose_mode(device, std::getenv("XMSG_VERBS_MODE"));
+    const VerbsLimits limits = VerbsLimits::from_environment();
+    return std::make_unique<VerbsTransport>(bootstrap, std::move(device), mode, limits);
+  } catch (const VerbsError& e) {
+    throw TransportError(std::string("verbs: rank ") + std::to_string(bootstrap.rank()) + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw TransportError(std::string("verbs: ") + e.what());
+  }
+}
+
+}  // namespace xmsg::transport
