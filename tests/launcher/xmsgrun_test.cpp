@@ -382,6 +382,33 @@ TEST(JobControl, KillMinusNineOfTheLauncherLeavesNothing) {
   expect_no_leftovers(pids, job);
 }
 
+TEST(JobControl, LostNodeServerEndsTheJob) {
+  Launch l({"-n", "4", "--nodes", "2", JOB_ACTIONS, "shm", "60"});
+  ASSERT_TRUE(l.read_until(
+      [](const std::string& o) {
+        size_t n = 0;
+        for (size_t p = o.find("(ok) and"); p != std::string::npos; p = o.find("(ok) and", p + 1)) ++n;
+        return n == 4;
+      },
+      20000))
+      << l.out();
+  auto ranks = ranks_in(l.out());
+  ASSERT_EQ(ranks.size(), 4u);
+  std::vector<int> pids = children_of(l.pid());
+  ASSERT_EQ(pids.size(), 2u);
+  const int victim = pids.front();
+  for (auto& r : ranks) pids.push_back(r.pid);
+
+  ::kill(victim, SIGKILL);
+  Result r = l.wait();
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("xmsgrun: node server [01] \\(pid " +
+                                                  std::to_string(victim) +
+                                                  "\\) killed by signal 9")))
+      << r.err;
+  expect_no_leftovers(pids, ranks.front().job);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output, input, environment, binding.
 
