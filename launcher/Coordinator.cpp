@@ -461,6 +461,9 @@ void Coordinator::fail(int code, const std::string& message, int grace_ms) {
   if (ending_) return;
   ending_ = true;
   exit_code_ = code;
+  // What the failed rank printed last is already in its pipes: show it before the verdict.
+  for (auto& s : outputs_)
+    if (s.fd >= 0) handle_output(s);
   if (!message.empty()) say(message);
   send_all(MessageWriter(Msg::Terminate).put_i32(grace_ms).take());
 }
