@@ -5,6 +5,11 @@
 #include "Options.hpp"
 #include "Topology.hpp"
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +30,20 @@ int main(int argc, char** argv) {
   if (parsed.kind == ParseOutcome::Kind::Error) {
     std::fprintf(stderr, "xmsgrun: %s\n", parsed.message.c_str());
     return 2;
+  }
+
+  // A closed stdin/stdout/stderr would be reused by our pipes and sockets and end up as a
+  // rank's standard stream: park /dev/null there instead.
+  for (int fd = 0; fd <= 2; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0 && ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+      return 1;
+  // Two pipe ends per rank stay open here; large jobs may need more descriptors than the soft
+  // limit (ranks inherit the raised limit, as under other launchers).
+  rlimit nofile{};
+  rlim_t needed = static_cast<rlim_t>(parsed.options.nranks) * 4 + 64;
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < needed) {
+    nofile.rlim_cur = std::min(needed, nofile.rlim_max);
+    ::setrlimit(RLIMIT_NOFILE, &nofile);
   }
 
   // When xmsgrun itself runs under another PMIx launcher, its server variables must not leak
