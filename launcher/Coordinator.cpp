@@ -99,12 +99,20 @@ class Coordinator {
   void rank_exited(int rank, pid_t pid, int status);
   void fail(int code, const std::string& message, int grace_ms);
   void send_all(const std::string& frame);
+  void close_write_ends() {
+    for (auto& p : pipes_) {
+      if (p.out >= 0) ::close(p.out);
+      if (p.err >= 0) ::close(p.err);
+      p = RankPipes{};
+    }
+  }
   std::set<int> nodes_of(const std::string& participants) const;
   std::optional<Clock::time_point> next_deadline() const;
 
   JobPlan plan_;
   std::vector<NodeProcess> nodes_;
   std::vector<OutputStream> outputs_;
+  std::vector<RankPipes> pipes_;  // write ends, open only until the node servers are forked
   int signal_fd_ = -1;
   int ranks_done_ = 0;
   std::vector<bool> rank_done_;
@@ -142,17 +150,24 @@ bool Coordinator::start() {
     return false;
   }
 
-  std::vector<RankPipes> pipes(static_cast<size_t>(plan_.nranks()));
+  auto& pipes = pipes_;
+  pipes.assign(static_cast<size_t>(plan_.nranks()), RankPipes{});
   for (int r = 0; r < plan_.nranks(); ++r) {
     int o[2], e[2];
-    if (::pipe2(o, O_CLOEXEC) != 0 || ::pipe2(e, O_CLOEXEC) != 0) {
+    if (::pipe2(o, O_CLOEXEC) != 0) {
       say(std::string("cannot create output pipes: ") + std::strerror(errno));
       exit_code_ = 1;
       return false;
     }
-    pipes[static_cast<size_t>(r)] = {o[1], e[1]};
     outputs_.push_back({r, o[0], 1, {}});
+    pipes[static_cast<size_t>(r)].out = o[1];
+    if (::pipe2(e, O_CLOEXEC) != 0) {
+      say(std::string("cannot create output pipes: ") + std::strerror(errno));
+      exit_code_ = 1;
+      return false;
+    }
     outputs_.push_back({r, e[0], 2, {}});
+    pipes[static_cast<size_t>(r)].err = e[1];
   }
 
   std::vector<int> node_side(static_cast<size_t>(plan_.nnodes()), -1);
@@ -193,10 +208,7 @@ bool Coordinator::start() {
     nodes_[static_cast<size_t>(k)].pid = pid;
   }
   for (int fd : node_side) ::close(fd);
-  for (auto& p : pipes) {
-    ::close(p.out);
-    ::close(p.err);
-  }
+  close_write_ends();
   for (auto& s : outputs_) ::fcntl(s.fd, F_SETFL, ::fcntl(s.fd, F_GETFL) | O_NONBLOCK);
 
   if (plan_.options.report_bindings)
@@ -554,6 +566,14 @@ void Coordinator::shutdown() {
     }
     n.exited = true;
   }
+  // Removing the tree needs descriptors: free ours first (a start that failed for lack of
+  // them still has to clean up).
+  close_write_ends();
+  for (auto& s : outputs_)
+    if (s.fd >= 0) {
+      ::close(s.fd);
+      s.fd = -1;
+    }
   remove_tree(plan_.base_dir);
   remove_job_shm(plan_.job_id);
 }
