@@ -1,0 +1,160 @@
+// Unit tests of the launcher's building blocks: the job plan (rank split, identity, paths), the
+// framed channel between coordinator and node servers, and cleanup of job files.
+#include "Channel.hpp"
+#include "Cleanup.hpp"
+#include "JobPlan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+
+using namespace xmsg::launcher;
+
+namespace {
+
+Options options(int n, int k) {
+  Options o;
+  o.nranks = n;
+  o.nnodes = k;
+  return o;
+}
+
+TEST(JobPlan, BlockSplitGivesTheFirstNodesOneMore) {
+  JobPlan p = make_plan(options(8, 3));
+  EXPECT_EQ(p.first_rank, (std::vector<int>{0, 3, 6, 8}));
+  int expected[] = {0, 0, 0, 1, 1, 1, 2, 2};
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(p.node_of(r), expected[r]) << r;
+  EXPECT_EQ(p.node_of(8), -1);
+  JobPlan even = make_plan(options(4, 2));
+  EXPECT_EQ(even.first_rank, (std::vector<int>{0, 2, 4}));
+}
+
+TEST(JobPlan, HostNamesPerVirtualNode) {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  JobPlan one = make_plan(options(2, 1));
+  EXPECT_EQ(one.hostnames, std::vector<std::string>{host});
+  JobPlan three = make_plan(options(3, 3));
+  EXPECT_EQ(three.hostnames, (std::vector<std::string>{std::string(host) + "-n0",
+                                                       std::string(host) + "-n1",
+                                                       std::string(host) + "-n2"}));
+}
+
+TEST(JobPlan, IdentityIsUniqueSafeAndSecret) {
+  JobPlan a = make_plan(options(1, 1)), b = make_plan(options(1, 1));
+  EXPECT_NE(a.nspace, b.nspace);
+  EXPECT_NE(a.secret, b.secret);
+  EXPECT_EQ(a.job_id, file_name_safe(a.nspace));
+  EXPECT_EQ(a.job_id, a.nspace);
+  EXPECT_TRUE(a.nspace.starts_with("xmsg." + std::to_string(::getpid()) + "."));
+  EXPECT_EQ(a.secret.size(), 32u);
+  EXPECT_EQ(a.secret.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_TRUE(a.base_dir.ends_with("/" + a.job_id));
+  EXPECT_EQ(a.job_tmpdir(1), a.base_dir + "/n1/job");
+  EXPECT_EQ(a.pmix_tmpdir(0), a.base_dir + "/n0/pmix");
+}
+
+TEST(JobPlan, FileNameSafe) {
+  EXPECT_EQ(file_name_safe("slurm.job:42/step 3"), "slurm.job_42_step_3");
+  EXPECT_EQ(file_name_safe("abc-XYZ_0.9"), "abc-XYZ_0.9");
+}
+
+TEST(Channel, FramesSurviveLargeSimultaneousWrites) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  Channel a(sv[0]), b(sv[1]);
+  // Both sides queue more than a socket buffer holds before reading anything: neither may block.
+  std::string big(3 * 1024 * 1024 + 7, 'x');
+  for (size_t i = 0; i < big.size(); i += 4096) big[i] = static_cast<char>('a' + (i / 4096) % 26);
+  a.send(MessageWriter(Msg::FenceEnter).put_u64(7).put_str("*").put_i32(-52).put_str(big).take());
+  b.send(MessageWriter(Msg::FenceDone).put_u64(9).put_i32(0).put_str(big).take());
+  a.send(MessageWriter(Msg::Shutdown).take());
+
+  int got_a = 0, got_b = 0;
+  for (int spins = 0; (got_a < 1 || got_b < 2) && spins < 100000; ++spins) {
+    pollfd fds[2] = {{a.fd(), static_cast<short>(POLLIN | (a.wants_write() ? POLLOUT : 0)), 0},
+                     {b.fd(), static_cast<short>(POLLIN | (b.wants_write() ? POLLOUT : 0)), 0}};
+    ASSERT_GE(::poll(fds, 2, 1000), 0);
+    if (fds[0].revents & POLLOUT) a.flush();
+    if (fds[1].revents & POLLOUT) b.flush();
+    Msg type;
+    std::string payload;
+    if (fds[0].revents & POLLIN) {
+      ASSERT_TRUE(a.read_available());
+      while (a.next(type, payload)) {
+        ASSERT_EQ(type, Msg::FenceDone);
+        MessageReader in(payload);
+        EXPECT_EQ(in.u64(), 9u);
+        EXPECT_EQ(in.i32(), 0);
+        EXPECT_EQ(in.str(), big);
+        ++got_a;
+      }
+    }
+    if (fds[1].revents & POLLIN) {
+      ASSERT_TRUE(b.read_available());
+      while (b.next(type, payload)) {
+        MessageReader in(payload);
+        if (got_b == 0) {
+          ASSERT_EQ(type, Msg::FenceEnter);
+          EXPECT_EQ(in.u64(), 7u);
+          EXPECT_EQ(in.str(), "*");
+          EXPECT_EQ(in.i32(), -52);
+          EXPECT_EQ(in.str(), big);
+        } else {
+          EXPECT_EQ(type, Msg::Shutdown);
+          EXPECT_TRUE(payload.empty());
+        }
+        ++got_b;
+      }
+    }
+  }
+  EXPECT_EQ(got_a, 1);
+  EXPECT_EQ(got_b, 2);
+
+  // A peer that goes away is seen as end-of-file, not as a hang.
+  b.close();
+  pollfd p{a.fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 1000), 1);
+  EXPECT_FALSE(a.read_available());
+}
+
+TEST(Channel, TruncatedPayloadIsAnError) {
+  std::string frame = MessageWriter(Msg::RankExit).put_i32(1).take();
+  MessageReader in(std::string_view(frame).substr(8));
+  EXPECT_EQ(in.i32(), 1);
+  EXPECT_THROW(in.i32(), std::runtime_error);
+  EXPECT_THROW(in.str(), std::runtime_error);
+}
+
+TEST(Cleanup, RemovesTheTreeAndOnlyThisJobsShmFiles) {
+  char tmpl[] = "/tmp/xmsg-cleanup-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  ASSERT_EQ(::mkdir((dir + "/n0").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((dir + "/n0/job").c_str(), 0700), 0);
+  ::close(::open((dir + "/n0/job/file").c_str(), O_CREAT | O_WRONLY, 0600));
+  ASSERT_EQ(::symlink("/etc", (dir + "/n0/link").c_str()), 0);
+  remove_tree(dir);
+  EXPECT_NE(::access(dir.c_str(), F_OK), 0);
+  EXPECT_EQ(::access("/etc/hostname", F_OK) == 0, true);  // the symlink was not followed
+  remove_tree(dir);  // already gone: fine
+
+  std::string job = "xmsg.cleanup-test." + std::to_string(::getpid());
+  std::string mine = "/dev/shm/xmsg-" + job + "-seg0";
+  std::string other = "/dev/shm/xmsg-xmsg.other-cleanup-test." + std::to_string(::getpid());
+  ::close(::open(mine.c_str(), O_CREAT | O_WRONLY, 0600));
+  ::close(::open(other.c_str(), O_CREAT | O_WRONLY, 0600));
+  remove_job_shm(job);
+  EXPECT_NE(::access(mine.c_str(), F_OK), 0);
+  EXPECT_EQ(::access(other.c_str(), F_OK), 0);
+  ::unlink(other.c_str());
+}
+
+}  // namespace
