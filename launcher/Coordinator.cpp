@@ -2,6 +2,7 @@
 
 #include "Channel.hpp"
 #include "Cleanup.hpp"
+#include "Netns.hpp"
 #include "NodeServer.hpp"
 
 #include <pmix_common.h>
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -113,6 +115,7 @@ class Coordinator {
   std::vector<NodeProcess> nodes_;
   std::vector<OutputStream> outputs_;
   std::vector<RankPipes> pipes_;  // write ends, open only until the node servers are forked
+  std::unique_ptr<NetnsTopology> netns_;
   int signal_fd_ = -1;
   int ranks_done_ = 0;
   std::vector<bool> rank_done_;
@@ -168,6 +171,17 @@ bool Coordinator::start() {
     }
     outputs_.push_back({r, e[0], 2, {}});
     pipes[static_cast<size_t>(r)].err = e[1];
+  }
+
+  if (plan_.options.netns) {
+    try {
+      netns_ = std::make_unique<NetnsTopology>(plan_.nnodes());
+    } catch (const NetnsError& e) {
+      say(std::string("--netns: ") + e.what());
+      exit_code_ = 1;
+      return false;
+    }
+    plan_.netns = netns_.get();
   }
 
   std::vector<int> node_side(static_cast<size_t>(plan_.nnodes()), -1);
@@ -576,6 +590,8 @@ void Coordinator::shutdown() {
     }
   remove_tree(plan_.base_dir);
   remove_job_shm(plan_.job_id);
+  // Namespaces go last: a namespace lives on while processes are inside it.
+  if (netns_) netns_->teardown();
 }
 
 }  // namespace

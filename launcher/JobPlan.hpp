@@ -12,6 +12,7 @@
 
 namespace xmsg::launcher {
 
+class NetnsTopology;
 class Topology;
 
 struct RankBinding {
@@ -30,6 +31,7 @@ struct JobPlan {
   std::vector<int> first_rank;         // per node, plus one past the end
   std::vector<RankBinding> bindings;   // per rank (empty descriptions when not bound)
   const Topology* topology = nullptr;  // shared with the node servers' PMIx libraries
+  const NetnsTopology* netns = nullptr;  // with --netns: set by the coordinator before forking
 
   int nranks() const { return options.nranks; }
   int nnodes() const { return options.nnodes; }

@@ -1,9 +1,11 @@
 #include "NodeServer.hpp"
 
 #include "Cleanup.hpp"
+#include "Netns.hpp"
 #include "PmixServer.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -68,6 +70,8 @@ class NodeServer {
   std::map<uint64_t, PendingModex> pending_;        // fences and direct modex we asked for
   std::map<uint64_t, int> asks_for_peers_;          // coordinator request -> local rank
   std::optional<Clock::time_point> kill_deadline_;
+  pid_t coordinator_ = -1;
+  int host_netns_fd_ = -1;  // to step out of the node's namespace for a crash sweep
 };
 
 void NodeServer::prepare_signals() {
@@ -94,11 +98,16 @@ void NodeServer::report_failure(const std::string& what) {
 }
 
 void NodeServer::run() {
-  pid_t coordinator = ::getppid();
+  coordinator_ = ::getppid();
   prepare_signals();
-  if (::getppid() != coordinator) finish(1);
+  if (::getppid() != coordinator_) finish(1);
 
   try {
+    if (plan_.netns) {
+      host_netns_fd_ = ::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+      // Before PMIx_server_init: the server and its ranks all live inside the node.
+      plan_.netns->enter(node_);
+    }
     ::mkdir(plan_.node_dir(node_).c_str(), 0700);
     if (::mkdir(plan_.job_tmpdir(node_).c_str(), 0700) != 0 ||
         ::mkdir(plan_.pmix_tmpdir(node_).c_str(), 0700) != 0)
@@ -349,6 +358,12 @@ void NodeServer::finish(int code) {
   remove_tree(plan_.node_dir(node_));
   ::rmdir(plan_.base_dir.c_str());  // the last node out removes the job directory
   remove_job_shm(plan_.job_id);
+  if (plan_.netns && ::getppid() != coordinator_) {
+    // The coordinator died without tearing the namespaces down: do it from the host's
+    // namespace (links live there). Several node servers may race here; sweeping is idempotent.
+    if (host_netns_fd_ >= 0) ::setns(host_netns_fd_, CLONE_NEWNET);
+    NetnsTopology::sweep(plan_.netns->suffix());
+  }
   channel_.drain_blocking();
   ::_exit(code);
 }

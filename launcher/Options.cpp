@@ -97,6 +97,9 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const EnvLookup
       ->check(CLI::IsMember({"core", "numa", "none"}));
   app.add_flag("--report-bindings", o.report_bindings, "Print each rank's binding");
   app.add_flag("--tag-output", o.tag_output, "Prefix every output line with [rank]");
+  app.add_flag("--netns", o.netns,
+               "Give each virtual node its own network namespace, joined by a private bridge "
+               "(needs root)");
   app.add_option("-x", exports, "Export VAR (from this environment) or VAR=value to every rank")
       ->allow_extra_args(false);
   auto* timeout_opt = app.add_option("--timeout", o.timeout_seconds,

@@ -17,6 +17,7 @@ struct Options {
   BindTo bind_to = BindTo::Auto;
   bool report_bindings = false;
   bool tag_output = false;
+  bool netns = false;  // each virtual node in its own network namespace
   // -x: variables exported to every rank, already resolved to name/value.
   std::vector<std::pair<std::string, std::string>> exports;
   double timeout_seconds = 0;  // 0 = no timeout

@@ -2,6 +2,7 @@
 #include "Binding.hpp"
 #include "Coordinator.hpp"
 #include "JobPlan.hpp"
+#include "Netns.hpp"
 #include "Options.hpp"
 #include "Topology.hpp"
 
@@ -56,6 +57,14 @@ int main(int argc, char** argv) {
   for (const auto& name : stale) ::unsetenv(name.c_str());
   // The hash store starts faster than the shared-memory one for jobs of this size.
   ::setenv("PMIX_MCA_gds", "hash", 0);
+
+  if (parsed.options.netns) {
+    std::string why;
+    if (!NetnsTopology::supported(why)) {
+      std::fprintf(stderr, "xmsgrun: --netns: %s\n", why.c_str());
+      return 1;
+    }
+  }
 
   try {
     Topology topology;

@@ -56,19 +56,22 @@ TEST_F(OptionsTest, MinimalCommandLine) {
   EXPECT_FALSE(r.options.tag_output);
   EXPECT_FALSE(r.options.report_bindings);
   EXPECT_EQ(r.options.timeout_seconds, 0);
+  EXPECT_FALSE(r.options.netns);
   EXPECT_EQ(r.options.program_path, exe_);
   EXPECT_EQ(r.options.argv, std::vector<std::string>{"prog"});
 }
 
 TEST_F(OptionsTest, EveryOption) {
   auto r = parse({"--np", "6", "--nodes", "3", "--bind-to", "numa", "--report-bindings",
-                  "--tag-output", "-x", "HOME", "-x", "A=b=c", "--timeout", "2.5", exe_, "x"});
+                  "--tag-output", "--netns", "-x", "HOME", "-x", "A=b=c", "--timeout", "2.5", exe_,
+                  "x"});
   ASSERT_EQ(r.kind, ParseOutcome::Kind::Run) << r.message;
   EXPECT_EQ(r.options.nranks, 6);
   EXPECT_EQ(r.options.nnodes, 3);
   EXPECT_EQ(r.options.bind_to, BindTo::Numa);
   EXPECT_TRUE(r.options.report_bindings);
   EXPECT_TRUE(r.options.tag_output);
+  EXPECT_TRUE(r.options.netns);
   EXPECT_DOUBLE_EQ(r.options.timeout_seconds, 2.5);
   using P = std::pair<std::string, std::string>;
   EXPECT_EQ(r.options.exports, (std::vector<P>{{"HOME", "/home/someone"}, {"A", "b=c"}}));
@@ -167,7 +170,7 @@ TEST_F(OptionsTest, Help) {
   auto r = parse({"--help"});
   EXPECT_EQ(r.kind, ParseOutcome::Kind::Help);
   for (const char* opt : {"--np", "--nodes", "--bind-to", "--report-bindings", "--tag-output",
-                          "-x", "--timeout"})
+                          "--netns", "-x", "--timeout"})
     EXPECT_NE(r.message.find(opt), std::string::npos) << opt;
 }
 

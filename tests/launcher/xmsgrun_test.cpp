@@ -2,6 +2,8 @@
 // (abort, a killed rank, a failing rank, timeout, signals, kill -9 of the launcher), output
 // forwarding, environment and bad use. Every test also checks that the job left no process,
 // job directory or /dev/shm file behind.
+#include "Netns.hpp"
+
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -491,6 +493,70 @@ TEST(Binding, ReportAndApplyBindings) {
   EXPECT_NE(unbound.err.find("rank 1 on node 0"), std::string::npos) << unbound.err;
   EXPECT_NE(unbound.err.find("not bound"), std::string::npos) << unbound.err;
   expect_no_leftovers(unbound.out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// --netns: each virtual node in its own network namespace.
+
+// "[rank] netns <name>" lines -> namespace name per rank.
+std::map<int, std::string> namespaces_in(const std::string& out) {
+  std::map<int, std::string> ns;
+  static const std::regex re("\\[([0-9]+)\\] netns (\\S+)");
+  for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it)
+    ns[std::stoi((*it)[1])] = (*it)[2];
+  return ns;
+}
+
+std::string netns_suffix(const std::string& name) {  // "xn<suffix>-<node>"
+  return name.substr(2, name.rfind('-') - 2);
+}
+
+void expect_no_namespaces(const std::string& suffix) {
+  auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (!xmsg::launcher::NetnsTopology::leftovers(suffix).empty() && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto left = xmsg::launcher::NetnsTopology::leftovers(suffix);
+  EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
+  xmsg::launcher::NetnsTopology::sweep(suffix);  // never leave the host dirty, even on failure
+}
+
+TEST(Netns, ExchangeAcrossNamespaces) {
+  std::string why;
+  if (!xmsg::launcher::NetnsTopology::supported(why)) GTEST_SKIP() << "--netns unsupported: " << why;
+  Result r = run({"-n", "4", "--nodes", "2", "--netns", "--tag-output", "/bin/sh", "-c",
+                  std::string("echo \"netns $(ip netns identify)\"; exec ") + BOOTSTRAP_CHECK +
+                      " --xmsgrun --nodes 2"});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_EQ(ranks_in(r.out).size(), 4u) << r.out;
+  auto ns = namespaces_in(r.out);
+  ASSERT_EQ(ns.size(), 4u) << r.out;
+  EXPECT_EQ(ns[0], ns[1]);
+  EXPECT_EQ(ns[2], ns[3]);
+  EXPECT_NE(ns[0], ns[2]);
+  EXPECT_TRUE(ns[0].starts_with("xn") && ns[0].ends_with("-0")) << ns[0];
+  EXPECT_TRUE(ns[2].ends_with("-1")) << ns[2];
+  expect_no_leftovers(r.out);
+  expect_no_namespaces(netns_suffix(ns[0]));
+}
+
+TEST(Netns, KillMinusNineOfTheLauncherRemovesNamespaces) {
+  std::string why;
+  if (!xmsg::launcher::NetnsTopology::supported(why)) GTEST_SKIP() << "--netns unsupported: " << why;
+  Launch l({"-n", "2", "--nodes", "2", "--netns", "--tag-output", "/bin/sh", "-c",
+            std::string("echo \"netns $(ip netns identify)\"; exec ") + JOB_ACTIONS + " sleep 60"});
+  ASSERT_TRUE(l.read_until(
+      [](const std::string& o) { return ranks_in(o).size() == 2 && namespaces_in(o).size() == 2; },
+      20000))
+      << l.out();
+  auto ranks = ranks_in(l.out());
+  std::string suffix = netns_suffix(namespaces_in(l.out()).begin()->second);
+  EXPECT_FALSE(xmsg::launcher::NetnsTopology::leftovers(suffix).empty());
+  std::vector<int> pids = children_of(l.pid());
+  for (auto& r : ranks) pids.push_back(r.pid);
+  ::kill(l.pid(), SIGKILL);
+  l.wait();
+  expect_no_leftovers(pids, ranks.front().job);
+  expect_no_namespaces(suffix);
 }
 
 // ---------------------------------------------------------------------------------------------
