@@ -22,6 +22,8 @@ constexpr const char* kLauncherSecretKey = "xmsg.job_secret";
 constexpr size_t kMaxUnidentified = 256;  // callers that have not said who they are yet
 constexpr size_t kReadBudget = 4 * 1024 * 1024;  // bytes read from one socket per progress call
 constexpr auto kDisconnectTimeout = std::chrono::seconds(10);
+constexpr size_t kDirectPollMax = 4;     // established connections polled by recv directly
+constexpr unsigned kEpollEvery = 64;     // ... with an epoll_wait every this many calls
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -428,6 +430,7 @@ bool TcpTransport::handle_handshake(Connection& c) {
 
 bool TcpTransport::read_socket(Connection& c, MessageSink* sink, int& handled) {
   size_t budget = kReadBudget;
+  bool drained = false;
   for (;;) {
     if (c.state != ConnectionState::kEstablished && !handle_handshake(c)) return false;
     if (c.state == ConnectionState::kEstablished) {
@@ -453,12 +456,16 @@ bool TcpTransport::read_socket(Connection& c, MessageSink* sink, int& handled) {
         if (c.state == ConnectionState::kClosed) return false;
       }
     }
-    if (budget == 0) return true;
+    if (budget == 0 || drained) return true;
     auto room = c.rx.writable(16 * 1024);
-    ssize_t n = ::recv(c.fd, room.data(), std::min(room.size(), budget), MSG_DONTWAIT);
+    size_t want = std::min(room.size(), budget);
+    ssize_t n = ::recv(c.fd, room.data(), want, MSG_DONTWAIT);
     if (n > 0) {
       c.rx.produced(static_cast<size_t>(n));
       budget -= std::min(budget, static_cast<size_t>(n));
+      // A short read emptied the socket: parse what came and skip the recv that would only
+      // say EAGAIN (one system call less per message).
+      drained = static_cast<size_t>(n) < want;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -490,6 +497,13 @@ void TcpTransport::handle_events(Connection& c, uint32_t events, MessageSink* si
   if ((events & EPOLLOUT) && c.state == ConnectionState::kEstablished) flush(*peer_or_null(c.peer));
 }
 
+bool TcpTransport::direct_poll_ok() const {
+  if (unproven_ > 0 || connections_.empty() || connections_.size() > kDirectPollMax) return false;
+  for (const auto& c : connections_)
+    if (c->state != ConnectionState::kEstablished || c->watching_writes) return false;
+  return true;
+}
+
 void TcpTransport::expire_handshakes() {
   if (unproven_ == 0) return;
   auto now = std::chrono::steady_clock::now();
@@ -501,6 +515,17 @@ void TcpTransport::expire_handshakes() {
 
 int TcpTransport::drive(MessageSink* sink) {
   int handled = 0;
+  // With a few established peers and nothing else going on, one recv per peer is cheaper than
+  // epoll_wait followed by recv: poll them directly and ask epoll (for new callers, handshakes,
+  // writable sockets) only every kEpollEvery calls.
+  if (++drive_calls_ % kEpollEvery != 0 && direct_poll_ok()) {
+    for (size_t i = 0; i < connections_.size(); ++i) {
+      Connection& c = *connections_[i];
+      if (c.state == ConnectionState::kEstablished) read_socket(c, sink, handled);
+    }
+    reap();
+    return handled;
+  }
   epoll_event events[64];
   int n = ::epoll_wait(epoll_fd_, events, 64, 0);
   for (int i = 0; i < n; ++i) {

@@ -77,6 +77,7 @@ class TcpTransport final : public Transport {
   void reject_unproven(Connection& c, const std::string& why);
   void report_failures(MessageSink& sink);
   void expire_handshakes();
+  bool direct_poll_ok() const;
   void reap();
   int drive(MessageSink* sink);  // progress() without the reentrancy guard; sink may be null
 
@@ -93,6 +94,7 @@ class TcpTransport final : public Transport {
   bool connected_ = false;
   bool disconnected_ = false;
   bool in_progress_ = false;
+  unsigned drive_calls_ = 0;
   bool failures_pending_ = false;
   size_t rejected_ = 0;
 };
