@@ -18,9 +18,9 @@ enum class Msg : uint32_t {
   // node server -> coordinator
   RankExit = 1,      // i32 rank, i32 pid, i32 wait status
   RankAbort,         // i32 rank, i32 pid, i32 status, str message
-  FenceEnter,        // u64 local id, str participants key, i32 nodes involved mask-string, i32 status, str blob
-  DmodexAsk,         // u64 request id, i32 rank (a peer on another node)
-  DmodexAnswer,      // u64 request id, i32 status, str blob
+  FenceEnter,        // u64 local id, str participants ("*" or "0,3,5"), i32 local status, str blob
+  DmodexAsk,         // u64 request id, i32 rank; both directions (asker -> coordinator -> owner)
+  DmodexAnswer,      // u64 request id, i32 status, str blob; both directions (owner -> asker)
   NodeFailed,        // str message
   // coordinator -> node server
   FenceDone,         // u64 local id, i32 status, str blob
