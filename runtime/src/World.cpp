@@ -10,6 +10,7 @@
 #include <cstring>
 #include <sched.h>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace xmsg::rt {
 
@@ -49,8 +50,9 @@ constexpr uint64_t kDefaultFragment = 65536;
 }  // namespace
 
 void World::Idle::pause(const World& w) {
+  // No pause instruction at first: it costs ~100 cycles of reaction time on the fast path.
   if (++spins > w.spin_limit_) sched_yield();
-  else cpu_relax();
+  else if (spins > 1024) cpu_relax();
 }
 
 World::World() : matching_(1) {
@@ -119,9 +121,13 @@ World::World() : matching_(1) {
   } else if (pol == "yield") {
     spin_limit_ = spin;
   } else if (pol == "auto") {
+    // A rank bound to fewer CPUs than the node has was pinned by its launcher (one core per
+    // rank): count the node's CPUs then. An unbound rank sees the CPUs it may use.
     cpu_set_t set;
-    int cpus = 0;
+    long cpus = 0;
     if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus > 0 && online > cpus) cpus = online;
     spin_limit_ = (cpus > 0 && boot_->local_size() > cpus) ? spin : ~0u;
   } else {
     throw std::invalid_argument("XMSG_WAIT_POLICY='" + pol + "' (expected spin, yield or auto)");
@@ -388,7 +394,7 @@ int World::irecv(uint32_t context, const Comm* comm, int source, int tag, void* 
     *out = nullptr;
     return peer_failed_error(func, comm, source);
   }
-  if (source < 0 && comm) {
+  if (source < 0 && comm && dead_count_ > 0) {
     for (int w : comm->world_of)
       if (dead_[w]) {
         *out = nullptr;
@@ -571,6 +577,7 @@ void World::fail_request(Request* r, int peer) {
 void World::on_peer_failure(int peer, const std::string& reason) {
   if (dead_[peer]) return;
   dead_[peer] = true;
+  ++dead_count_;
   dead_reason_[peer] = reason;
   matching_.for_each([&](uint32_t ctx, ContextQueues& q) {
     while (Request* r = q.posted_from(peer).front()) {

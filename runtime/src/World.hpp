@@ -125,6 +125,7 @@ class World final : public transport::MessageSink {
   std::vector<Peer> peers_;
   std::vector<int> pending_peers_;
   std::vector<bool> dead_;
+  int dead_count_ = 0;
   std::vector<std::string> dead_reason_;
   std::vector<std::unique_ptr<Comm>> comms_;
   std::vector<Comm*> comm_by_cid_;

@@ -161,8 +161,11 @@ class ShmTransport final : public Transport {
 
   int progress(MessageSink& sink) override {
     if (peers_.empty()) return 0;
+    // One message per call: the caller re-checks its request between messages, so a blocked
+    // receiver returns as soon as its message is in, without first touching the next cell
+    // (a cold cache line the sender may be writing).
     int n = consumer_.poll(
-        [&](const WireHeader& h, const std::byte* p, uint64_t len) { sink.on_message(h, {p, len}); }, 64);
+        [&](const WireHeader& h, const std::byte* p, uint64_t len) { sink.on_message(h, {p, len}); }, 1);
     if (n == 0 && (++idle_polls_ & 255) == 0) check_liveness(sink);
     return n;
   }
