@@ -10,6 +10,8 @@
 #include <xmsg/bootstrap/bootstrap.hpp>
 #include <xmsg/transport/verbs.hpp>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -55,15 +57,16 @@ struct Sink final : transport::MessageSink {
     switch (h.kind) {
       case MessageKind::kEager: {
         int32_t& expect = next_tag[{h.context, h.source}];
-        check(h.tag == expect, "from rank " + std::to_string(h.source) + ": tag " + std::to_string(h.tag) +
+        if (h.tag != expect) die("from rank " + std::to_string(h.source) + ": tag " + std::to_string(h.tag) +
                                    " arrived, expected " + std::to_string(expect) + " (order broken)");
         ++expect;
-        check(payload.size() == h.length, "payload size " + std::to_string(payload.size()) + " != header length " +
+        if (payload.size() != h.length) die("payload size " + std::to_string(payload.size()) + " != header length " +
                                               std::to_string(h.length));
         for (size_t i = 0; i < payload.size(); ++i) {
-          check(payload[i] == pattern(h.source, h.tag, i),
-                "corrupt byte " + std::to_string(i) + " of tag " + std::to_string(h.tag) + " from rank " +
-                    std::to_string(h.source));
+          if (payload[i] != pattern(h.source, h.tag, i)) {
+            die("corrupt byte " + std::to_string(i) + " of tag " + std::to_string(h.tag) + " from rank " +
+                std::to_string(h.source));
+          }
         }
         if (h.context == kExchangeContext) ++exchange_count[h.source];
         else ++flood_count;
@@ -124,9 +127,10 @@ int main() {
   t->connect(peers);
   Sink sink;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  // Yield when idle: under soft-RoCE the device is kernel threads that spinning ranks starve.
   auto pump = [&] {
-    t->progress(sink);
-    check(std::chrono::steady_clock::now() < deadline, "timed out");
+    if (t->progress(sink) == 0) sched_yield();
+    if (std::chrono::steady_clock::now() >= deadline) die("timed out");
   };
   auto send = [&](int peer, uint32_t context, int32_t tag, MessageKind kind, std::span<const std::byte> payload) {
     WireHeader h{static_cast<uint32_t>(rank), context, tag, kind, 0, 0, payload.size()};
@@ -172,17 +176,18 @@ int main() {
     while (!head.finished) pump();
     check(head.ok, "RDMA READ (head) from rank " + std::to_string(peer) + ": " + head.reason);
     for (size_t i = 0; i < rndv_bytes; ++i) {
-      check(fetched[i] == pattern(static_cast<uint32_t>(peer), 999, i),
-            "RDMA READ from rank " + std::to_string(peer) + ": byte " + std::to_string(i) + " differs");
+      if (fetched[i] != pattern(static_cast<uint32_t>(peer), 999, i)) {
+        die("RDMA READ from rank " + std::to_string(peer) + ": byte " + std::to_string(i) + " differs");
+      }
     }
     send(peer, kExchangeContext, 0, MessageKind::kRendezvousFin, {});
   }
   while (sink.fins < static_cast<int>(peers.size())) pump();
   t->release(handle);
 
-  // 3. Flood every peer with far more messages than SRQ buffers; the peer relation is symmetric,
+  // 3. Flood every peer with more messages than SRQ buffers (300 x peers > 256); the peer relation is symmetric,
   // so as many arrive as this rank sends.
-  const int flood = 600;
+  const int flood = 300;
   int refused = 0;
   for (int k = 0; k < flood; ++k) {
     const size_t len = 1 + static_cast<size_t>(k % 200);

@@ -43,6 +43,9 @@ std::string joined_names() {
 // lose the ordering, never the devices.
 std::vector<ibv_device*> nearest_first(const DeviceList& list) {
   std::vector<ibv_device*> near, far;
+  // Loading the topology costs far more than opening a device; with one device there is no
+  // choice to make.
+  if (list.count == 1) return {list.devices[0]};
   hwloc_topology_t topology = nullptr;
   hwloc_bitmap_t binding = hwloc_bitmap_alloc();
   hwloc_bitmap_t device_set = hwloc_bitmap_alloc();
