@@ -20,9 +20,11 @@
 
 #include "Device.hpp"
 #include "QueuePair.hpp"
+#include "RegistrationCache.hpp"
 #include "SharedReceiveQueue.hpp"
 #include "VerbsError.hpp"
 #include "VerbsObjects.hpp"
+#include "VerbsTransport.hpp"
 #include "XrcDomain.hpp"
 
 namespace {
@@ -419,6 +421,62 @@ TEST(XrcLoopback, SendAndReadThroughIniAndTgt) {
   ASSERT_EQ(wcs.size(), 1u);
   ASSERT_EQ(wcs[0].status, IBV_WC_SUCCESS) << describe_completion(wcs[0]);
   for (std::size_t k = 0; k < 512; ++k) ASSERT_EQ(target[k], buf[k]) << "byte " << k;
+}
+
+TEST(VerbsTransportConfig, SameNodePairsOnlyWhenVerbsIsListedFirst) {
+  EXPECT_FALSE(verbs_carries_same_node_pairs(nullptr));
+  EXPECT_FALSE(verbs_carries_same_node_pairs(""));
+  EXPECT_TRUE(verbs_carries_same_node_pairs("verbs"));
+  EXPECT_TRUE(verbs_carries_same_node_pairs("verbs,tcp"));
+  EXPECT_TRUE(verbs_carries_same_node_pairs(",verbs"));
+  EXPECT_FALSE(verbs_carries_same_node_pairs("shm,verbs"));
+  EXPECT_FALSE(verbs_carries_same_node_pairs("tcp,verbs"));
+  EXPECT_FALSE(verbs_carries_same_node_pairs("verbsx"));
+}
+
+TEST(VerbsTransportConfig, ModeFollowsTheDeviceAndNamesTheVariable) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  const PlanMode native = device.supports_xrc() ? PlanMode::xrc : PlanMode::rc;
+  EXPECT_EQ(choose_mode(device, nullptr), native);
+  EXPECT_EQ(choose_mode(device, "auto"), native);
+  EXPECT_EQ(choose_mode(device, "rc"), PlanMode::rc);
+  try {
+    choose_mode(device, "ud");
+    ADD_FAILURE() << "accepted XMSG_VERBS_MODE=ud";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("XMSG_VERBS_MODE"), std::string::npos) << e.what();
+  }
+  if (!device.supports_xrc()) {
+    try {
+      choose_mode(device, "xrc");
+      ADD_FAILURE() << "XMSG_VERBS_MODE=xrc accepted on a device without XRC";
+    } catch (const VerbsError& e) {
+      EXPECT_NE(std::string(e.what()).find("no XRC-capable device"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(RegistrationCache, SharesRangesInUseAndDeregistersWhenIdle) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  ProtectionDomain pd(device);
+  RegistrationCache cache(pd);
+  std::vector<unsigned char> buf(64 * 1024);
+  const auto& first = cache.acquire(buf.data(), buf.size(), IBV_ACCESS_REMOTE_READ);
+  const auto& second = cache.acquire(buf.data(), buf.size(), IBV_ACCESS_REMOTE_READ);
+  EXPECT_EQ(&first, &second);
+  EXPECT_EQ(cache.registrations(), 1u);
+  EXPECT_EQ(cache.hits(), 1u);
+  const auto& local = cache.acquire(buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE);
+  EXPECT_NE(&local, &first) << "different access rights need their own registration";
+  EXPECT_EQ(cache.entries(), 2u);
+  EXPECT_TRUE(cache.release(buf.data(), buf.size(), IBV_ACCESS_REMOTE_READ));
+  EXPECT_EQ(cache.entries(), 2u);
+  EXPECT_TRUE(cache.release(buf.data(), buf.size(), IBV_ACCESS_REMOTE_READ));
+  EXPECT_TRUE(cache.release(buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE));
+  EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_FALSE(cache.release(buf.data(), buf.size(), IBV_ACCESS_REMOTE_READ));
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <xmsg/bootstrap/bootstrap.hpp>
 #include <xmsg/transport/verbs.hpp>
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -224,6 +226,7 @@ void VerbsTransport::connect(std::span<const int> peers) {
           state.qp = QueuePair::create_rc(*pd_, *cq_, *srq_, limits_.send_depth, peer_label(planned.peer));
           break;
       }
+      qp_index_by_qpn_[state.qp->qpn()] = static_cast<int>(qps_.size());
       qps_.push_back(std::move(state));
     }
   } catch (const VerbsError& e) {
@@ -298,6 +301,11 @@ void VerbsTransport::connect(std::span<const int> peers) {
   } catch (const std::invalid_argument& e) {
     throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + ": bad peer: " + e.what());
   }
+  // Async events (SRQ limit, QP errors) are drained from progress(), which must never block.
+  const int flags = fcntl(device_.context()->async_fd, F_GETFL);
+  if (flags < 0 || fcntl(device_.context()->async_fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+    throw TransportError("verbs: cannot make the async event fd of " + device_.label() + " non-blocking");
+  }
   boot_.fence(false);
   if (verbose()) {
     std::fprintf(stderr, "xmsg: verbs: rank %d on %s, %s mode, %zu QPs, SRQ %d x %zu bytes\n", rank_,
@@ -369,6 +377,9 @@ int VerbsTransport::progress(MessageSink& sink) {
   for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
   failures_to_report_.clear();
 
+  // A read() per call would cost more than the CQ poll; events are rare.
+  if ((++progress_calls_ & 1023) == 0) drain_async_events(sink);
+
   ibv_wc wcs[kPollBatch];
   const int n = cq_->poll(wcs);
   for (int i = 0; i < n; ++i) {
@@ -417,6 +428,46 @@ int VerbsTransport::progress(MessageSink& sink) {
   }
   while (!pending_reads_.empty() && post_read(pending_reads_.front())) pending_reads_.pop_front();
   return handled;
+}
+
+void VerbsTransport::drain_async_events(MessageSink& sink) {
+  ibv_async_event event;
+  bool rearm = false;
+  while (ibv_get_async_event(device_.context(), &event) == 0) {
+    switch (event.event_type) {
+      case IBV_EVENT_SRQ_LIMIT_REACHED:
+        // Every consumed buffer is reposted at once, so this means the rank progressed too
+        // rarely for its senders; RNR retry covers the gap. Count it, re-arm, say so if asked.
+        ++srq_limit_events_;
+        rearm = true;
+        if (verbose()) {
+          std::fprintf(stderr, "xmsg: verbs: rank %d: SRQ on %s fell below %d posted buffers\n", rank_,
+                       device_.label().c_str(), limits_.srq_low_watermark());
+        }
+        break;
+      case IBV_EVENT_QP_FATAL:
+      case IBV_EVENT_QP_REQ_ERR:
+      case IBV_EVENT_QP_ACCESS_ERR: {
+        const auto it = qp_index_by_qpn_.find(event.element.qp->qp_num);
+        if (it != qp_index_by_qpn_.end()) {
+          const std::string reason = std::string("QP ") + std::to_string(event.element.qp->qp_num) + " (" +
+                                     std::string(to_string(qps_[static_cast<std::size_t>(it->second)].qp->kind())) +
+                                     ") reported " + ibv_event_type_str(event.event_type);
+          for (auto& [peer, route] : routes_) {
+            if (route.qp_index == it->second) fail_peer(peer, reason, &sink);
+          }
+        }
+        break;
+      }
+      case IBV_EVENT_PORT_ERR:
+        if (verbose()) std::fprintf(stderr, "xmsg: verbs: rank %d: port %s went down\n", rank_, device_.label().c_str());
+        break;
+      default:
+        break;
+    }
+    ibv_ack_async_event(&event);
+  }
+  if (rearm && srq_) srq_->arm_limit(limits_.srq_low_watermark());
 }
 
 MemoryHandle VerbsTransport::expose(const void* buffer, size_t length) {

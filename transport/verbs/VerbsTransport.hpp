@@ -102,6 +102,7 @@ class VerbsTransport final : public xmsg::transport::Transport {
   bool post_read(const PendingRead& read);
   void finish_read_chunk(std::uint64_t op_id, bool ok, const std::string& reason);
   void teardown();
+  void drain_async_events(xmsg::transport::MessageSink& sink);
 
   xmsg::bootstrap::Bootstrap& boot_;
   Device device_;
@@ -129,6 +130,9 @@ class VerbsTransport final : public xmsg::transport::Transport {
   std::deque<PendingRead> pending_reads_;
   std::uint64_t next_read_id_ = 1;
   std::vector<std::pair<int, std::string>> failures_to_report_;
+  std::map<std::uint32_t, int> qp_index_by_qpn_;
+  std::uint64_t progress_calls_ = 0;
+  std::uint64_t srq_limit_events_ = 0;  // the SRQ fell to its low watermark (receiver lagging)
 };
 
 }  // namespace xmsg::verbs
