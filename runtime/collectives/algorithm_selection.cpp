@@ -1,24 +1,32 @@
 // The algorithm table. Every algorithm here is correct for every communicator size; the
-// thresholds only trade latency against bandwidth. Defaults come from runs of the OSU-style
-// benchmarks on a 2-core machine with 2-8 ranks (docs/collectives.md).
+// thresholds only trade latency against bandwidth. "oversubscribed" = more ranks on this node
+// than CPUs: then every round of an algorithm costs a pass of the scheduler over all ranks, so
+// flat one- or two-round algorithms win (measured with 4-16 ranks on 2 cores, see
+// docs/collectives.md).
 //
-//   collective  condition                                algorithm
-//   barrier     always                                   dissemination
-//   bcast       bytes < BCAST_LARGE or n <= 2            binomial tree
-//               otherwise                                scatter + ring allgather
-//   reduce      always                                   binomial tree (rank order kept for
-//                                                        non-commutative ops)
-//   allreduce   bytes < ALLREDUCE_LARGE or count < p2    recursive doubling (+ fold)
-//               otherwise                                Rabenseifner (+ fold)
-//   gather      block * n <= GATHER_SMALL                binomial tree
-//   scatter     otherwise                                linear
-//   allgather   block < ALLGATHER_LARGE                  Bruck
-//               otherwise                                ring
-//   alltoall    block <= ALLTOALL_SMALL                  Bruck
-//               block < ALLTOALL_LARGE                   linear (all posted at once)
-//               otherwise                                pairwise exchange
+//   collective  condition                                      algorithm
+//   barrier     n <= BARRIER_LINEAR_MAX or oversubscribed      linear (to rank 0 and back)
+//               otherwise                                      dissemination
+//   bcast       oversubscribed and bytes <= BCAST_FLAT_MAX     linear
+//               bytes < BCAST_LARGE or n <= 2                  binomial tree
+//               otherwise                                      scatter + ring allgather
+//   reduce      always                                         binomial tree (rank order kept
+//                                                              for non-commutative ops)
+//   allreduce   oversubscribed and bytes <= ALLREDUCE_FLAT_MAX linear (reduce at 0, send back)
+//               bytes < ALLREDUCE_LARGE or count < p2          recursive doubling (+ fold)
+//               otherwise                                      Rabenseifner (+ fold)
+//   gather      block * n <= GATHER_SMALL                      binomial tree
+//   scatter     otherwise                                      linear
+//   allgather   block < ALLGATHER_LARGE                        Bruck
+//               otherwise                                      ring
+//   alltoall    block <= ALLTOALL_SMALL, n >= ALLTOALL_BRUCK_RANKS, not oversubscribed: Bruck
+//               block < ALLTOALL_LARGE, or oversubscribed
+//                 and block <= ALLTOALL_FLAT_MAX               linear (all posted at once)
+//               otherwise                                      pairwise exchange
 //   gatherv, scatterv: linear; allgatherv: ring; alltoallv: pairwise exchange.
 #include "algorithm_selection.hpp"
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -57,11 +65,16 @@ int traced(const Comm& c, const char* collective, const char* algorithm, int64_t
 
 Thresholds load() {
   Thresholds t;
+  t.barrier_linear_max = env_bytes("XMSG_COLL_BARRIER_LINEAR_MAX", 8);
+  t.bcast_flat_max = env_bytes("XMSG_COLL_BCAST_FLAT_MAX", int64_t{1} << 40);
+  t.allreduce_flat_max = env_bytes("XMSG_COLL_ALLREDUCE_FLAT_MAX", 1 << 20);
+  t.alltoall_bruck_ranks = env_bytes("XMSG_COLL_ALLTOALL_BRUCK_RANKS", 16);
   t.bcast_large = env_bytes("XMSG_COLL_BCAST_LARGE", 64 << 10);
   t.allreduce_large = env_bytes("XMSG_COLL_ALLREDUCE_LARGE", 16 << 10);
   t.allgather_large = env_bytes("XMSG_COLL_ALLGATHER_LARGE", 8 << 10);
   t.alltoall_small = env_bytes("XMSG_COLL_ALLTOALL_SMALL", 256);
   t.alltoall_large = env_bytes("XMSG_COLL_ALLTOALL_LARGE", 32 << 10);
+  t.alltoall_flat_max = env_bytes("XMSG_COLL_ALLTOALL_FLAT_MAX", int64_t{1} << 40);
   t.gather_small = env_bytes("XMSG_COLL_GATHER_SMALL", 16 << 10);
   return t;
 }
@@ -73,9 +86,24 @@ const Thresholds& thresholds() {
   return t;
 }
 
-int run_barrier(const Comm& c) { return traced(c, "barrier", "dissemination", 0) + barrier_dissemination(c); }
+bool oversubscribed() {
+  static const bool answer = [] {
+    const char* forced = std::getenv("XMSG_COLL_OVERSUBSCRIBED");
+    if (forced && *forced) return std::strcmp(forced, "0") != 0;
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 && world_ranks_on_my_node() > cpus;
+  }();
+  return answer;
+}
+
+int run_barrier(const Comm& c) {
+  if (c.size <= thresholds().barrier_linear_max || oversubscribed()) return traced(c, "barrier", "linear", 0) + barrier_linear(c);
+  return traced(c, "barrier", "dissemination", 0) + barrier_dissemination(c);
+}
 
 int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
+  if (oversubscribed() && bytes <= thresholds().bcast_flat_max)
+    return traced(c, "bcast", "linear", bytes) + bcast_linear(c, buf, bytes, root);
   if (c.size <= 2 || bytes < thresholds().bcast_large)
     return traced(c, "bcast", "binomial", bytes) + bcast_binomial(c, buf, bytes, root);
   return traced(c, "bcast", "scatter+allgather", bytes) + bcast_scatter_allgather(c, buf, bytes, root);
@@ -90,6 +118,8 @@ int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t cou
   int p2 = 1;
   while (p2 * 2 <= c.size) p2 *= 2;
   const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
+  if (oversubscribed() && bytes <= thresholds().allreduce_flat_max)
+    return traced(c, "allreduce", "linear", bytes) + allreduce_linear(c, sendbuf, recvbuf, count, op);
   if (bytes < thresholds().allreduce_large || count < p2)
     return traced(c, "allreduce", "recursive doubling", bytes) + allreduce_recursive_doubling(c, sendbuf, recvbuf, count, op);
   return traced(c, "allreduce", "rabenseifner", bytes) + allreduce_rabenseifner(c, sendbuf, recvbuf, count, op);
@@ -139,9 +169,9 @@ int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
 }
 
 int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
-  if (block <= thresholds().alltoall_small)
+  if (block <= thresholds().alltoall_small && c.size >= thresholds().alltoall_bruck_ranks && !oversubscribed())
     return traced(c, "alltoall", "bruck", block) + alltoall_bruck(c, sendbuf, recvbuf, block);
-  if (block < thresholds().alltoall_large)
+  if (block < thresholds().alltoall_large || (oversubscribed() && block <= thresholds().alltoall_flat_max))
     return traced(c, "alltoall", "linear", block) + alltoall_linear(c, sendbuf, recvbuf, block);
   return traced(c, "alltoall", "pairwise", block) + alltoall_pairwise(c, sendbuf, recvbuf, block);
 }

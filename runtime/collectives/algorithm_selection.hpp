@@ -9,16 +9,25 @@
 namespace xmsg::coll {
 
 struct Thresholds {
+  int64_t barrier_linear_max;   // communicator size <= this: linear barrier, else dissemination
+  int64_t bcast_flat_max;       // oversubscribed and bytes <= this: linear bcast
+  int64_t allreduce_flat_max;   // oversubscribed and bytes <= this: linear allreduce
   int64_t bcast_large;          // bytes >= this (and n > 2): scatter+allgather, else binomial
   int64_t allreduce_large;      // bytes >= this (and count >= p2): Rabenseifner, else recursive doubling
   int64_t allgather_large;      // block bytes >= this: ring, else Bruck
-  int64_t alltoall_small;       // block bytes <= this: Bruck
+  int64_t alltoall_small;       // block bytes <= this and n >= alltoall_bruck_ranks (not oversubscribed): Bruck
+  int64_t alltoall_bruck_ranks;
   int64_t alltoall_large;       // block bytes >= this: pairwise; in between: linear
+  int64_t alltoall_flat_max;    // oversubscribed and block <= this: linear at any size
   int64_t gather_small;         // block bytes * n <= this: binomial gather/scatter, else linear
 };
 
 // Read once from the environment (defaults in docs/collectives.md).
 const Thresholds& thresholds();
+
+// More ranks of the job on this node than it has CPUs (XMSG_COLL_OVERSUBSCRIBED=0/1 forces
+// the answer). Every rank must reach the same answer, so nodes are assumed alike.
+bool oversubscribed();
 
 int run_barrier(const Comm& c);
 int run_bcast(const Comm& c, void* buf, int64_t bytes, int root);

@@ -4,6 +4,9 @@
 //   recursive doubling: log2 p2 exchanges of the whole vector (small vectors).
 //   Rabenseifner:       reduce-scatter by recursive halving, then allgather by recursive
 //                       doubling; each rank moves about 2x the vector (large vectors).
+//   linear:             every rank sends its vector to rank 0, which folds them in rank order
+//                       and sends the result back: two rounds whatever n, for small vectors
+//                       when ranks outnumber cores.
 // Survivor i stands for a contiguous range of real ranks and partners always merge adjacent
 // ranges (the lower one as left operand), so non-commutative ops see rank order, and both
 // partners compute the same bits.
@@ -82,6 +85,36 @@ int allreduce_recursive_doubling(const Comm& c, const void* sendbuf, void* recvb
     copy_bytes(recvbuf, acc, bytes);
   }
   return fold_out(c, f, recvbuf, bytes);
+}
+
+int allreduce_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op) {
+  const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
+  if (c.rank != 0) {
+    Step step(c);
+    if (sendbuf == recvbuf) {  // in place: the result may only land once the input has left
+      step.send(sendbuf, bytes, 0, kTagAllreduce + 100);
+      if (int e = step.wait()) return e;
+    } else {
+      step.send(sendbuf, bytes, 0, kTagAllreduce + 100);
+    }
+    step.recv(recvbuf, bytes, 0, kTagAllreduce + 101);
+    return step.wait();
+  }
+  Scratch vectors(bytes * (c.size - 1));
+  {
+    Step step(c);
+    for (int r = 1; r < c.size; ++r) step.recv(vectors.get() + (r - 1) * bytes, bytes, r, kTagAllreduce + 100);
+    if (int e = step.wait()) return e;
+  }
+  // Fold right to left so each step is "lower ranks (op) accumulated higher ranks":
+  // acc = x[n-1]; acc = x[r] op acc for r = n-2 .. 0.
+  std::byte* acc = vectors.get() + (c.size - 2) * bytes;
+  for (int r = c.size - 2; r >= 1; --r) op.apply(vectors.get() + (r - 1) * bytes, acc, count);
+  op.apply(sendbuf, acc, count);
+  copy_bytes(recvbuf, acc, bytes);
+  Step step(c);
+  for (int r = 1; r < c.size; ++r) step.send(recvbuf, bytes, r, kTagAllreduce + 101);
+  return step.wait();
 }
 
 int allreduce_rabenseifner(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op) {

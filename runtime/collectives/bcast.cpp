@@ -3,6 +3,9 @@
 //   scatter+allgather: the root's buffer is cut into n chunks, scattered down the binomial tree,
 //                      then circulated around a ring (van de Geijn); every link carries about
 //                      2x the message instead of log2 n times it.
+//   linear:            the root posts one send per rank at once; a single round, which is
+//                      what counts when ranks outnumber cores (each round costs a pass of the
+//                      scheduler over every rank).
 // Ranks are renumbered relative to the root (vr = 0 is the root).
 #include <algorithm>
 
@@ -30,6 +33,17 @@ int bcast_binomial(const Comm& c, void* buf, int64_t bytes, int root) {
   Step step(c);
   for (mask >>= 1; mask > 0; mask >>= 1)
     if (vr + mask < n) step.send(buf, bytes, real_rank(vr + mask, root, n), kTagBcast);
+  return step.wait();
+}
+
+int bcast_linear(const Comm& c, void* buf, int64_t bytes, int root) {
+  Step step(c);
+  if (c.rank == root) {
+    for (int r = 0; r < c.size; ++r)
+      if (r != root) step.send(buf, bytes, r, kTagBcast + 2);
+  } else {
+    step.recv(buf, bytes, root, kTagBcast + 2);
+  }
   return step.wait();
 }
 

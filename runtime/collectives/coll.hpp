@@ -60,6 +60,8 @@ class Step {
 int check_comm(xmsg_comm_t comm, const char* func, Comm* out);
 // Validates a datatype argument named `arg` of `func` and gives its element size.
 int check_type(xmsg_datatype_t type, const char* func, const char* arg, size_t* elem_size);
+// How many ranks of the job share this rank's node.
+int world_ranks_on_my_node();
 // Records the detailed message of a failed call and returns `code`.
 int fail(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -122,9 +124,11 @@ void copy_bytes(void* dst, const void* src, int64_t bytes);
 
 // ---- algorithms (buffers already validated; sizes in bytes) -------------------------------
 int barrier_dissemination(const Comm& c);
+int barrier_linear(const Comm& c);
 
 int bcast_binomial(const Comm& c, void* buf, int64_t bytes, int root);
 int bcast_scatter_allgather(const Comm& c, void* buf, int64_t bytes, int root);
+int bcast_linear(const Comm& c, void* buf, int64_t bytes, int root);
 
 // `sendbuf` never XMSG_IN_PLACE here; recvbuf significant at root only.
 int reduce_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
@@ -132,6 +136,7 @@ int reduce_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t c
 
 int allreduce_recursive_doubling(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                                  const ReduceOp& op);
+int allreduce_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op);
 int allreduce_rabenseifner(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                            const ReduceOp& op);
 

@@ -26,6 +26,17 @@ int check_type(xmsg_datatype_t type, const char* func, const char* arg, size_t* 
   return XMSG_SUCCESS;
 }
 
+int world_ranks_on_my_node() {
+  int rank = 0, size = 0;
+  if (xmsg_comm_rank(XMSG_COMM_WORLD, &rank) != XMSG_SUCCESS || xmsg_comm_size(XMSG_COMM_WORLD, &size) != XMSG_SUCCESS)
+    return 1;
+  std::vector<int> node_ids(static_cast<size_t>(size));
+  if (xmsgi_comm_node_ids(XMSG_COMM_WORLD, node_ids.data()) != XMSG_SUCCESS) return 1;
+  int local = 0;
+  for (int id : node_ids) local += id == node_ids[static_cast<size_t>(rank)];
+  return local;
+}
+
 int fail(int code, const char* fmt, ...) {
   char message[512];
   va_list args;
