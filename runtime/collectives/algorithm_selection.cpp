@@ -10,7 +10,8 @@
 //   bcast       oversubscribed and bytes <= BCAST_FLAT_MAX     linear
 //               bytes < BCAST_LARGE or n <= 2                  binomial tree
 //               otherwise                                      scatter + ring allgather
-//   reduce      always                                         binomial tree (rank order kept
+//   reduce      oversubscribed and bytes <= REDUCE_FLAT_MAX    linear (root folds in rank order)
+//               otherwise                                      binomial tree (rank order kept
 //                                                              for non-commutative ops)
 //   allreduce   oversubscribed and bytes <= ALLREDUCE_FLAT_MAX linear (reduce at 0, send back)
 //               bytes < ALLREDUCE_LARGE or count < p2          recursive doubling (+ fold)
@@ -67,6 +68,7 @@ Thresholds load() {
   Thresholds t;
   t.barrier_linear_max = env_bytes("XMSG_COLL_BARRIER_LINEAR_MAX", 8);
   t.bcast_flat_max = env_bytes("XMSG_COLL_BCAST_FLAT_MAX", int64_t{1} << 40);
+  t.reduce_flat_max = env_bytes("XMSG_COLL_REDUCE_FLAT_MAX", 1 << 20);
   t.allreduce_flat_max = env_bytes("XMSG_COLL_ALLREDUCE_FLAT_MAX", 1 << 20);
   t.alltoall_bruck_ranks = env_bytes("XMSG_COLL_ALLTOALL_BRUCK_RANKS", 16);
   t.bcast_large = env_bytes("XMSG_COLL_BCAST_LARGE", 64 << 10);
@@ -110,6 +112,9 @@ int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
 }
 
 int run_reduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op, int root) {
+  if (oversubscribed() && count * static_cast<int64_t>(op.elem_size) <= thresholds().reduce_flat_max)
+    return traced(c, "reduce", "linear", count * static_cast<int64_t>(op.elem_size)) +
+           reduce_linear(c, sendbuf, recvbuf, count, op, root);
   traced(c, "reduce", op.commutative ? "binomial" : "binomial in rank order", count * static_cast<int64_t>(op.elem_size));
   return reduce_binomial(c, sendbuf, recvbuf, count, op, root);
 }

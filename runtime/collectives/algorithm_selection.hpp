@@ -11,6 +11,7 @@ namespace xmsg::coll {
 struct Thresholds {
   int64_t barrier_linear_max;   // communicator size <= this: linear barrier, else dissemination
   int64_t bcast_flat_max;       // oversubscribed and bytes <= this: linear bcast
+  int64_t reduce_flat_max;      // oversubscribed and bytes <= this: linear reduce
   int64_t allreduce_flat_max;   // oversubscribed and bytes <= this: linear allreduce
   int64_t bcast_large;          // bytes >= this (and n > 2): scatter+allgather, else binomial
   int64_t allreduce_large;      // bytes >= this (and count >= p2): Rabenseifner, else recursive doubling

@@ -134,6 +134,8 @@ int bcast_linear(const Comm& c, void* buf, int64_t bytes, int root);
 int reduce_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
                     int root);
 
+int reduce_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op, int root);
+
 int allreduce_recursive_doubling(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                                  const ReduceOp& op);
 int allreduce_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op);
