@@ -1,10 +1,12 @@
 // A job that drives the verbs transport directly (bootstrap + transport, no runtime), run with
 // xmsgrun across virtual nodes inside the soft-RoCE guest:
 //
-//   xmsg_verbs_job     every pair exchanges eager messages of many sizes (order and bytes
+//   xmsg_verbs_job [exchange]  every pair exchanges eager messages of many sizes (order and bytes
 //                      checked), then every rank exposes a buffer that every peer fetches by
 //                      RDMA READ (bytes checked, FIN back), then a ring flood many times the SRQ
 //                      depth that must hit backpressure and still arrive in order.
+//   xmsg_verbs_job peerloss    (2 ranks) rank 1's QPs vanish as in a crash; rank 0 keeps sending
+//                              and must get on_peer_failure naming rank 1 and the device
 // Prints "xmsg_verbs_job: OK (<mode>, <n> QPs)" from rank 0 on success; exits non-zero naming
 // the rank and the reason otherwise. With no RDMA device it exits 1 ("no RDMA device").
 #include <xmsg/bootstrap/bootstrap.hpp>
@@ -86,8 +88,11 @@ struct Sink final : transport::MessageSink {
         die("unexpected message kind " + std::to_string(static_cast<int>(h.kind)));
     }
   }
+  bool expect_failure = false;
+  std::vector<std::pair<int, std::string>> failures;
   void on_peer_failure(int peer, const std::string& reason) override {
-    die("peer " + std::to_string(peer) + " failed: " + reason);
+    if (!expect_failure) die("peer " + std::to_string(peer) + " failed: " + reason);
+    failures.emplace_back(peer, reason);
   }
 };
 
@@ -104,7 +109,12 @@ struct Read final : transport::ReadCompletion {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const std::string mode_arg = argc > 1 ? argv[1] : "exchange";
+  if (mode_arg != "exchange" && mode_arg != "peerloss") {
+    std::fprintf(stderr, "usage: xmsg_verbs_job [exchange|peerloss]\n");
+    return 2;
+  }
   auto boot = bootstrap::make_bootstrap();
   g_rank = boot->rank();
   const int rank = boot->rank(), size = boot->size();
@@ -137,6 +147,41 @@ int main() {
     while (!t->try_send(peer, h, payload)) pump();
   };
   const size_t max_eager = t->capabilities().max_eager_payload;
+
+  if (mode_arg == "peerloss") {
+    // Rank 1's QPs vanish (its transport is destroyed without disconnect, as in a crash, but the
+    // process stays so the launcher does not end the job first). Rank 0 keeps sending to it and
+    // must get on_peer_failure naming rank 1 and the device: the transport never hangs on it.
+    check(size == 2 && peers.size() == 1, "peerloss needs 2 ranks on 2 nodes");
+    const std::byte first = pattern(static_cast<uint32_t>(rank), 0, 0);
+    send(peers[0], kExchangeContext, 0, MessageKind::kEager, {&first, 1});
+    while (sink.exchange_count[static_cast<uint32_t>(peers[0])] != 1) pump();
+    boot->fence(false);
+    if (rank == 1) {
+      t.reset();
+    } else {
+      boot->fence(false);  // rank 1's QPs are gone now
+      sink.expect_failure = true;
+      int32_t tag = 1;
+      while (sink.failures.empty()) {
+        WireHeader h{static_cast<uint32_t>(rank), kExchangeContext, tag, MessageKind::kEager, 0, 0, 1};
+        const std::byte byte = pattern(static_cast<uint32_t>(rank), tag, 0);
+        if (t->try_send(1, h, {&byte, 1})) ++tag;
+        pump();
+      }
+      const auto& [peer, reason] = sink.failures.front();
+      check(peer == 1, "the failure names rank " + std::to_string(peer) + ", not rank 1");
+      check(reason.find("rank 1") != std::string::npos && reason.find(verbs_transport->device().name()) != std::string::npos,
+            "the failure reason does not name rank 1 and the device: " + reason);
+      std::printf("xmsg_verbs_job: peerloss OK after %d sends: %s\n", tag - 1, reason.c_str());
+      std::fflush(stdout);
+    }
+    if (rank == 1) boot->fence(false);
+    if (t) t->disconnect();
+    else boot->fence(false);  // pairs with rank 0's disconnect fence
+    boot->finalize();
+    return 0;
+  }
 
   // 1. Eager exchange, many sizes, every pair.
   const std::vector<size_t> sizes{0, 1, 7, 64, 100, 1000, 4096, max_eager - 1, max_eager};

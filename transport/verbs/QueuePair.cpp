@@ -15,12 +15,13 @@ namespace xmsg::verbs {
 
 namespace {
 
-// Transport timeout 2^18 * 4.096 us ~ 1 s per try and 7 tries: a dead peer (whose QPs are gone,
-// so nothing answers) surfaces as an error completion within seconds, never a hang. RNR retry is
+// Transport timeout 2^18 * 4.096 us ~ 1 s per try, 6 retries: a dead peer (whose QPs are gone, so
+// nothing answers) surfaces as an error completion within seconds, never a hang. Not 7: soft-RoCE
+// treats retry_cnt 7 as "retry forever" (seen here: a peer whose QPs vanished never failed). RNR retry is
 // unlimited (7): it only fires when a live receiver has let its SRQ run dry, and the SRQ refill,
 // not RNR, is what keeps receivers ready; giving up there would break a healthy connection.
 constexpr std::uint8_t kTimeout = 18;
-constexpr std::uint8_t kRetryCount = 7;
+constexpr std::uint8_t kRetryCount = 6;
 constexpr std::uint8_t kRnrRetry = 7;
 constexpr std::uint8_t kMinRnrTimer = 12;
 constexpr int kMaxReadsInFlight = 16;
