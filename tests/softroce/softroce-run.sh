@@ -43,8 +43,10 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "softroce-run: installing ${need[*]}" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q >/dev/null || die "apt-get update failed"
-  $SUDO apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null || die "apt-get install ${need[*]} failed"
+  # Other tests may be installing too: wait for the dpkg lock rather than fail on it.
+  $SUDO apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null || die "apt-get update failed"
+  $SUDO apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "${need[@]}" >/dev/null ||
+    die "apt-get install ${need[*]} failed"
 fi
 
 mkdir -p "$cache"
@@ -56,7 +58,7 @@ build_image() {
   local pkg
   pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1)
   if [ -z "$pkg" ]; then
-    apt-get update -q >/dev/null 2>&1 || true
+    apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null 2>&1 || true
     pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1)
   fi
   [ -n "$pkg" ] || die "cannot tell which kernel linux-image-amd64 depends on (apt-cache depends linux-image-amd64)"
