@@ -3,6 +3,7 @@
 //
 //   xmsg_tcp_job exchange   every pair exchanges messages of many sizes; then a ring flood that
 //                           must hit backpressure (try_send false) and still deliver in order
+//                           (nobody reads until every sender was refused)
 //   xmsg_tcp_job intruder   rank 0 attacks rank 1's listener with plain sockets (junk, a forged
 //                           proof, silence); rank 1 must close them and the job go on
 //   xmsg_tcp_job reset      rank 1 resets all its sockets (as a crash does, but staying alive so
@@ -121,19 +122,31 @@ void exchange() {
   for (int p = 0; p < job.size; ++p)
     if (p != job.rank) job.wait_for(p, 3 * sizes.size());
 
-  // Ring flood: far more than socket buffers plus the queue limit, to a receiver that is busy
-  // elsewhere for a while, so try_send must refuse and the sender must progress.
+  // Ring flood: every rank sends far more than socket buffers plus the queue limit to its
+  // right neighbour, and nobody reads until every rank has been refused once (or has sent
+  // everything). So try_send must refuse: backpressure is certain, not a matter of timing.
   if (job.size > 1) {
     int to = (job.rank + 1) % job.size, from = (job.rank + job.size - 1) % job.size;
     const size_t flood = 96;
     job.boot->fence(false);
     job.sink.verify = false;
-    size_t before = job.refused;
-    for (size_t i = 0; i < flood; ++i) job.send(to, max);
+    size_t refused = 0;
+    bool fenced = false;
+    std::vector<std::byte> buf(max);
+    for (size_t i = 0; i < flood; ++i) {
+      WireHeader h{static_cast<uint32_t>(job.rank), 0, job.next_tag[to]++, MessageKind::kEager, 0, 0, max};
+      for (size_t j = 0; j < max; j += 1 + j / 64) buf[j] = pattern(static_cast<uint32_t>(job.rank), h.tag, j);
+      while (!job.tcp->try_send(to, h, buf)) {
+        ++refused;
+        if (!fenced) job.boot->fence(false), fenced = true;  // now the readers may start
+        job.pump();
+      }
+    }
+    if (!fenced) job.boot->fence(false);
     job.wait_for(from, 3 * sizes.size() + flood);
-    check(job.refused > before, "sending " + std::to_string(flood) + " x " + std::to_string(max) +
-                                    " bytes never met backpressure (try_send never returned false)");
-    std::printf("rank %d: flood of %zu x %zu bytes: try_send refused %zu times\n", job.rank, flood, max, job.refused - before);
+    check(refused > 0, "sending " + std::to_string(flood) + " x " + std::to_string(max) +
+                           " bytes to a rank that was not reading never met backpressure (try_send never returned false)");
+    std::printf("rank %d: flood of %zu x %zu bytes: try_send refused %zu times\n", job.rank, flood, max, refused);
   }
   job.finish();
   if (job.rank == 0) std::printf("xmsg_tcp_job: exchange OK (%d ranks)\n", job.size);
