@@ -66,10 +66,14 @@ struct xmsg_request_s {
   uint64_t offset = 0;      // stream: bytes sent / received so far
   xmsg::transport::MemoryHandle handle{};
   ReadDone read_done;
+  // Split copy: events still awaited (own copy done, peer's FIN), where the receiver's part ends.
+  uint32_t events = 0;
+  int split_error = XMSG_SUCCESS;
+  uint64_t split_at = 0;
 
   // Control message (CTS/FIN) payload.
   xmsg::transport::WireHeader control_header{};
-  uint64_t control_payload[2] = {0, 0};
+  uint64_t control_payload[4] = {0, 0, 0, 0};
   uint32_t control_len = 0;
 
   xmsg::rt::Link<xmsg_request_s> link;      // posted list or a peer's send queue

@@ -46,6 +46,9 @@ inline void cpu_relax() {
 // Default thresholds, set by measurement on a 2-core x86 (see docs/shm.md).
 constexpr uint64_t kDefaultEagerLimit = 16384;
 constexpr uint64_t kDefaultFragment = 65536;
+constexpr uint64_t kDefaultSplit = 131072;
+// WireHeader.flags of CTS/FIN in the split-copy rendezvous.
+constexpr uint8_t kSplitFlag = 1;
 
 }  // namespace
 
@@ -104,12 +107,15 @@ World::World() : matching_(1) {
   const uint64_t eager = env_size("XMSG_EAGER_LIMIT", kDefaultEagerLimit);
   const uint64_t fragment = env_size("XMSG_RNDV_FRAGMENT", kDefaultFragment);
   force_cts_ = env_flag("XMSG_RNDV_NO_READ");
+  const uint64_t split = env_size("XMSG_RNDV_SPLIT", kDefaultSplit);
   for (int p = 0; p < size_; ++p) {
     if (!peers_[p].transport) continue;
     auto caps = peers_[p].transport->capabilities();
     peers_[p].eager_limit = std::min<uint64_t>(eager, caps.max_eager_payload);
     peers_[p].fragment = std::max<uint64_t>(1, std::min<uint64_t>(fragment, caps.max_eager_payload));
     peers_[p].remote_read = caps.remote_read && !force_cts_;
+    peers_[p].remote_write = caps.remote_write && !force_cts_;
+    peers_[p].split_min = split;
   }
 
   // Waiting: spin while every rank has a core; when oversubscribed, spin briefly then yield.
@@ -272,6 +278,7 @@ bool World::send_rts(int peer, Request* r) {
                                         std::as_bytes(std::span(&rts, 1))))
     return false;
   r->stage = SendStage::kNone;
+  r->events = 1;  // the receiver's FIN
   r->inflight = true;
   inflight_.push_back(r);
   return true;
@@ -286,20 +293,18 @@ void World::enqueue(int peer, Request* r) {
   }
 }
 
-void World::send_control(int peer, MessageKind kind, uint64_t a, uint64_t b) {
-  const uint64_t payload[2] = {a, b};
-  const uint32_t len = kind == MessageKind::kRendezvousCts ? 16 : 8;
-  WireHeader h = header(0, 0, kind, len);
+void World::send_control(int peer, MessageKind kind, uint8_t flags, const uint64_t* words, uint32_t n) {
+  WireHeader h = header(0, 0, kind, n * 8);
+  h.flags = flags;
   Peer& p = peers_[peer];
   if (dead_[peer]) return;
-  if (p.queue.empty() && p.transport->try_send(peer, h, std::as_bytes(std::span(payload, len / 8)))) return;
+  if (p.queue.empty() && p.transport->try_send(peer, h, std::as_bytes(std::span(words, n)))) return;
   Request* r = new_request(ReqType::kControl);
   r->stage = SendStage::kControl;
   r->peer = peer;
   r->control_header = h;
-  r->control_payload[0] = a;
-  r->control_payload[1] = b;
-  r->control_len = len;
+  for (uint32_t i = 0; i < n; ++i) r->control_payload[i] = words[i];
+  r->control_len = n * 8;
   enqueue(peer, r);
 }
 
@@ -326,6 +331,7 @@ bool World::push(int peer, Request* r) {
           return false;
         p.queue.remove(r);
         r->stage = SendStage::kNone;
+        r->events = 1;
         r->inflight = true;
         inflight_.push_back(r);
         return true;
@@ -463,6 +469,20 @@ void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t l
   }
   r->inflight = true;
   inflight_.push_back(r);
+  if (p.remote_read && p.remote_write && p.split_min && n >= p.split_min && n == length) {
+    // Split copy: the sender writes the second half into our buffer while we read the first.
+    r->split_at = (n / 2) & ~uint64_t{4095};
+    r->events = 2;  // our read, the sender's FIN for its write
+    r->split_error = XMSG_SUCCESS;
+    const transport::MemoryHandle mine = p.transport->expose(r->buf, n);
+    const uint64_t words[4] = {remote_req, reinterpret_cast<uint64_t>(r), mine.address, r->split_at};
+    send_control(source, MessageKind::kRendezvousCts, kSplitFlag, words, 4);
+    r->read_done.req = r;
+    r->read_done.world = this;
+    r->read_done.callback = [](World* w, Request* req, bool ok, const std::string&) { w->on_split_read_done(req, ok); };
+    p.transport->read_remote(source, handle, 0, {static_cast<std::byte*>(r->buf), r->split_at}, r->read_done);
+    return;
+  }
   if (p.remote_read) {
     r->read_done.req = r;
     r->read_done.world = this;
@@ -474,6 +494,26 @@ void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t l
   }
   r->offset = 0;
   send_control(source, MessageKind::kRendezvousCts, remote_req, reinterpret_cast<uint64_t>(r));
+}
+
+void World::on_split_read_done(Request* r, bool ok) {
+  if (!ok && r->split_error == XMSG_SUCCESS)
+    r->split_error = dead_[r->status_source] ? XMSG_ERR_PEER_FAILED : XMSG_ERR_TRANSPORT;
+  if (--r->events == 0) finish_split_receive(r);
+}
+
+void World::finish_split_receive(Request* r) {
+  send_control(r->status_source, MessageKind::kRendezvousFin, r->remote_req, 0);
+  complete(r, r->split_error);
+}
+
+void World::on_split_write_done(Request* s, bool ok) {
+  const uint64_t words[2] = {s->remote_req, ok ? 1u : 0u};
+  send_control(s->peer, MessageKind::kRendezvousFin, kSplitFlag, words, 2);
+  if (--s->events == 0) {
+    peers_[s->peer].transport->release(s->handle);
+    complete(s, XMSG_SUCCESS);
+  }
 }
 
 void World::on_read_done(Request* r, bool ok, const std::string&) {
@@ -529,6 +569,24 @@ void World::on_message(const WireHeader& h, std::span<const std::byte> payload) 
       return;
     }
     case MessageKind::kRendezvousCts: {
+      if (h.flags & kSplitFlag) {
+        uint64_t w[4];
+        std::memcpy(w, payload.data(), 32);
+        auto* s = reinterpret_cast<Request*>(w[0]);
+        s->remote_req = w[1];
+        s->split_at = w[3];
+        ++s->events;
+        s->read_done.req = s;
+        s->read_done.world = this;
+        s->read_done.callback = [](World* wd, Request* req, bool ok, const std::string&) {
+          wd->on_split_write_done(req, ok);
+        };
+        const transport::MemoryHandle dst{w[2], s->bytes, 0};
+        peers_[h.source].transport->write_remote(
+            static_cast<int>(h.source), dst, s->split_at,
+            {static_cast<const std::byte*>(s->buf) + s->split_at, s->bytes - s->split_at}, s->read_done);
+        return;
+      }
       uint64_t ids[2];
       std::memcpy(ids, payload.data(), 16);
       auto* s = reinterpret_cast<Request*>(ids[0]);
@@ -555,11 +613,32 @@ void World::on_message(const WireHeader& h, std::span<const std::byte> payload) 
       return;
     }
     case MessageKind::kRendezvousFin: {
+      if (h.flags & kSplitFlag) {
+        // The sender wrote its part of a split copy (or could not: then we read it ourselves).
+        uint64_t w[2];
+        std::memcpy(w, payload.data(), 16);
+        auto* r = reinterpret_cast<Request*>(w[0]);
+        if (w[1] == 0) {
+          struct Sync final : transport::ReadCompletion {
+            bool ok = false;
+            void on_read_done(bool o, const std::string&) override { ok = o; }
+          } sync;
+          const uint64_t n = r->status_bytes;
+          peers_[h.source].transport->read_remote(static_cast<int>(h.source), r->handle, r->split_at,
+                                                  {static_cast<std::byte*>(r->buf) + r->split_at, n - r->split_at},
+                                                  sync);
+          if (!sync.ok && r->split_error == XMSG_SUCCESS) r->split_error = XMSG_ERR_TRANSPORT;
+        }
+        if (--r->events == 0) finish_split_receive(r);
+        return;
+      }
       uint64_t id;
       std::memcpy(&id, payload.data(), 8);
       auto* s = reinterpret_cast<Request*>(id);
-      peers_[h.source].transport->release(s->handle);
-      complete(s, XMSG_SUCCESS);
+      if (--s->events == 0) {
+        peers_[h.source].transport->release(s->handle);
+        complete(s, XMSG_SUCCESS);
+      }
       return;
     }
     case MessageKind::kControl:

@@ -89,6 +89,7 @@ class World final : public transport::MessageSink {
   void on_message(const transport::WireHeader& h, std::span<const std::byte> payload) override;
   void on_peer_failure(int peer, const std::string& reason) override;
   void on_read_done(Request* r, bool ok, const std::string& reason);
+  void on_split_read_done(Request* r, bool ok);
 
  private:
   struct Peer {
@@ -96,6 +97,8 @@ class World final : public transport::MessageSink {
     uint64_t eager_limit = 0;
     uint64_t fragment = 0;
     bool remote_read = false;
+    bool remote_write = false;
+    uint64_t split_min = 0;  // rendezvous of at least this size split the copy (0: never)
     bool pending = false;  // listed in pending_peers_
     IntrusiveList<Request, &Request::link> queue;  // sends waiting for transport space, in order
   };
@@ -107,7 +110,13 @@ class World final : public transport::MessageSink {
   bool push(int peer, Request* r);  // tries to put r's next piece on the wire; true when r left the queue
   int flush_pending();
   bool send_rts(int peer, Request* r);
-  void send_control(int peer, transport::MessageKind kind, uint64_t a, uint64_t b);
+  void send_control(int peer, transport::MessageKind kind, uint64_t a, uint64_t b) {
+    const uint64_t words[2] = {a, b};
+    send_control(peer, kind, 0, words, kind == transport::MessageKind::kRendezvousCts ? 2 : 1);
+  }
+  void send_control(int peer, transport::MessageKind kind, uint8_t flags, const uint64_t* words, uint32_t n);
+  void finish_split_receive(Request* r);
+  void on_split_write_done(Request* s, bool ok);
   void start_rendezvous_receive(Request* r, int source, int tag, uint64_t length, uint64_t remote_req,
                                 const transport::MemoryHandle& handle);
   void deliver_eager(Request* r, const transport::WireHeader& h, std::span<const std::byte> payload);

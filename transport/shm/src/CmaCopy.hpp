@@ -13,6 +13,8 @@ namespace xmsg::transport::shm {
 
 // Copies `len` bytes at `remote_addr` in process `pid` into `dst`. False with `err` set on failure.
 bool cma_read(pid_t pid, uint64_t remote_addr, void* dst, size_t len, std::string& err);
+// Copies `len` bytes from `src` to `remote_addr` in process `pid`.
+bool cma_write(pid_t pid, uint64_t remote_addr, const void* src, size_t len, std::string& err);
 // True when reading 8 bytes at `addr` of `pid` works and yields `expected`.
 bool cma_probe(pid_t pid, uint64_t addr, uint64_t expected);
 

@@ -96,6 +96,7 @@ class ShmTransport final : public Transport {
     Capabilities c;
     c.remote_read = cma_all_;
     c.max_eager_payload = max_payload_;
+    c.remote_write = cma_all_;
     return c;
   }
 
@@ -180,6 +181,18 @@ class ShmTransport final : public Transport {
     std::string err;
     bool ok = cma_read(p.pid, source.address + offset, dst.data(), dst.size(), err);
     done.on_read_done(ok, ok ? std::string() : "shm: reading from rank " + std::to_string(peer) + ": " + err);
+  }
+
+  void write_remote(int peer, const MemoryHandle& destination, uint64_t offset, std::span<const std::byte> src,
+                    ReadCompletion& done) override {
+    const Peer& p = peers_[slot_of_[peer]];
+    if (!p.cma_ok) {
+      done.on_read_done(false, "shm: CMA to rank " + std::to_string(peer) + " is not available");
+      return;
+    }
+    std::string err;
+    bool ok = cma_write(p.pid, destination.address + offset, src.data(), src.size(), err);
+    done.on_read_done(ok, ok ? std::string() : "shm: writing to rank " + std::to_string(peer) + ": " + err);
   }
 
   void disconnect() override { teardown(); }

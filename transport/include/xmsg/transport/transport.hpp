@@ -86,6 +86,8 @@ class ReadCompletion {
 struct Capabilities {
   bool remote_read = false;      // read_remote() works (CMA, RDMA READ)
   size_t max_eager_payload = 0;  // largest payload try_send() accepts
+  bool remote_write = false;     // write_remote() works (CMA); lets a sender copy part of a
+                                 // rendezvous message while the receiver reads the rest
 };
 
 class Transport {
@@ -116,6 +118,14 @@ class Transport {
                            std::span<std::byte> dst, ReadCompletion& done) {
     (void)peer, (void)source, (void)offset, (void)dst;
     done.on_read_done(false, std::string(name()) + " has no remote read");
+  }
+
+  // Optional (capabilities().remote_write): copies `src` into a peer's exposed buffer at
+  // `offset` and calls `done` (possibly before returning). ReadCompletion serves both directions.
+  virtual void write_remote(int peer, const MemoryHandle& destination, uint64_t offset,
+                            std::span<const std::byte> src, ReadCompletion& done) {
+    (void)peer, (void)destination, (void)offset, (void)src;
+    done.on_read_done(false, std::string(name()) + " has no remote write");
   }
 
   // True when a blocked waiter may sleep instead of spinning (e.g. the transport has an fd or
