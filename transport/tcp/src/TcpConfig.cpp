@@ -36,6 +36,8 @@ TcpConfig TcpConfig::from_environment() {
     throw TransportError("XMSG_TCP_QUEUE_BYTES=" + std::to_string(c.queue_limit) + " must exceed XMSG_TCP_MAX_PAYLOAD=" +
                          std::to_string(c.max_payload) + " so that one largest message fits");
   c.handshake_timeout = std::chrono::milliseconds(env_size("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", 10000, 10, 3600 * 1000));
+  const char* verbose = std::getenv("XMSG_VERBOSE");
+  c.verbose = verbose && *verbose && std::strcmp(verbose, "0") != 0;
   return c;
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -57,6 +58,16 @@ TcpTransport::~TcpTransport() {
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
 }
 
+void TcpTransport::trace(const char* format, ...) const {
+  if (!config_.verbose) return;
+  char line[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  std::fprintf(stderr, "xmsg: tcp: rank %d: %s\n", rank_, line);
+}
+
 TcpTransport::Peer* TcpTransport::peer_or_null(int rank) {
   if (rank < 0 || static_cast<size_t>(rank) >= peers_.size()) return nullptr;
   return peers_[static_cast<size_t>(rank)].get();
@@ -95,6 +106,7 @@ void TcpTransport::connect(std::span<const int> peers) {
   bootstrap_.commit();
   bootstrap_.fence(true);
   secret_.emplace(have_secret ? *launcher_secret : bootstrap_.get_string(0, kSecretKey));
+  trace("listening on %s, job secret from %s", listen_address_.c_str(), have_secret ? "the launcher" : "rank 0");
 
   for (int r : peers) {
     if (r == rank_) continue;
@@ -271,6 +283,7 @@ void TcpTransport::handle_hello(Connection& c, const HandshakeMessage& m) {
     // and keeps waiting for ours.
     reply.type = HandshakeType::kReject;
     reply.reason = static_cast<uint32_t>(p->established ? RejectReason::kDuplicate : RejectReason::kSimultaneous);
+    trace("rank %d called while %s: keeping ours", p->rank, p->established ? "connected already" : "our call is in flight");
     send_handshake(c, reply);
     return close_connection(c);
   }
@@ -328,6 +341,7 @@ void TcpTransport::establish(Peer& p, Connection& c) {
     return;
   }
   p.established = &c;
+  trace("connected to rank %d (%s), %s", p.rank, p.address.c_str(), c.remote == p.address ? "our call" : "its call");
   if (p.outgoing && p.outgoing != &c) close_connection(*p.outgoing);
   if (p.incoming && p.incoming != &c) close_connection(*p.incoming);
   flush(p);

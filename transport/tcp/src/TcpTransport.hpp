@@ -79,7 +79,8 @@ class TcpTransport final : public Transport {
   void expire_handshakes();
   bool direct_poll_ok() const;
   void reap();
-  int drive(MessageSink* sink);  // progress() without the reentrancy guard; sink may be null
+  int drive(MessageSink* sink);
+  void trace(const char* format, ...) const __attribute__((format(printf, 2, 3)));  // progress() without the reentrancy guard; sink may be null
 
   bootstrap::Bootstrap& bootstrap_;
   TcpConfig config_;
