@@ -93,7 +93,7 @@ bool oversubscribed() {
     const char* forced = std::getenv("XMSG_COLL_OVERSUBSCRIBED");
     if (forced && *forced) return std::strcmp(forced, "0") != 0;
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus > 0 && world_ranks_on_my_node() > cpus;
+    return cpus > 0 && most_world_ranks_on_one_node() > cpus;
   }();
   return answer;
 }

@@ -26,8 +26,9 @@ struct Thresholds {
 // Read once from the environment (defaults in docs/collectives.md).
 const Thresholds& thresholds();
 
-// More ranks of the job on this node than it has CPUs (XMSG_COLL_OVERSUBSCRIBED=0/1 forces
-// the answer). Every rank must reach the same answer, so nodes are assumed alike.
+// More ranks of the job on its fullest node than this node has CPUs
+// (XMSG_COLL_OVERSUBSCRIBED=0/1 forces the answer). Every rank must reach the same answer:
+// the rank count per node is the same everywhere, and nodes are assumed to have as many CPUs.
 bool oversubscribed();
 
 int run_barrier(const Comm& c);

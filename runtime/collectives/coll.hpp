@@ -60,8 +60,8 @@ class Step {
 int check_comm(xmsg_comm_t comm, const char* func, Comm* out);
 // Validates a datatype argument named `arg` of `func` and gives its element size.
 int check_type(xmsg_datatype_t type, const char* func, const char* arg, size_t* elem_size);
-// How many ranks of the job share this rank's node.
-int world_ranks_on_my_node();
+// The largest number of ranks of the job on one node (the same answer on every rank).
+int most_world_ranks_on_one_node();
 // Records the detailed message of a failed call and returns `code`.
 int fail(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 

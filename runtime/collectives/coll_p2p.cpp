@@ -1,6 +1,7 @@
 // The collectives' only contact with the point-to-point runtime: requests on the
 // communicator's hidden collective context (so collective traffic never matches a user
 // receive), argument checks shared with the rest of the C API, and error messages.
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -26,15 +27,16 @@ int check_type(xmsg_datatype_t type, const char* func, const char* arg, size_t* 
   return XMSG_SUCCESS;
 }
 
-int world_ranks_on_my_node() {
-  int rank = 0, size = 0;
-  if (xmsg_comm_rank(XMSG_COMM_WORLD, &rank) != XMSG_SUCCESS || xmsg_comm_size(XMSG_COMM_WORLD, &size) != XMSG_SUCCESS)
-    return 1;
+int most_world_ranks_on_one_node() {
+  int size = 0;
+  if (xmsg_comm_size(XMSG_COMM_WORLD, &size) != XMSG_SUCCESS) return 1;
   std::vector<int> node_ids(static_cast<size_t>(size));
   if (xmsgi_comm_node_ids(XMSG_COMM_WORLD, node_ids.data()) != XMSG_SUCCESS) return 1;
-  int local = 0;
-  for (int id : node_ids) local += id == node_ids[static_cast<size_t>(rank)];
-  return local;
+  std::vector<int> per_node(static_cast<size_t>(size), 0);
+  int most = 1;
+  for (int id : node_ids)
+    if (id >= 0 && id < size) most = std::max(most, ++per_node[static_cast<size_t>(id)]);
+  return most;
 }
 
 int fail(int code, const char* fmt, ...) {
