@@ -66,6 +66,7 @@ int traced(const Comm& c, const char* collective, const char* algorithm, int64_t
 
 Thresholds load() {
   Thresholds t;
+  t.node_aware = env_bytes("XMSG_COLL_NODE_AWARE", 1) != 0;
   t.barrier_linear_max = env_bytes("XMSG_COLL_BARRIER_LINEAR_MAX", 8);
   t.bcast_flat_max = env_bytes("XMSG_COLL_BCAST_FLAT_MAX", int64_t{1} << 40);
   t.reduce_flat_max = env_bytes("XMSG_COLL_REDUCE_FLAT_MAX", 1 << 20);
@@ -99,11 +100,21 @@ bool oversubscribed() {
 }
 
 int run_barrier(const Comm& c) {
+  if (node_aware_possible(c)) {
+    bool done = false;
+    int e = node_aware_barrier(c, &done);
+    if (done) return traced(c, "barrier", "node-aware", 0) + e;
+  }
   if (c.size <= thresholds().barrier_linear_max || oversubscribed()) return traced(c, "barrier", "linear", 0) + barrier_linear(c);
   return traced(c, "barrier", "dissemination", 0) + barrier_dissemination(c);
 }
 
 int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
+  if (node_aware_possible(c)) {
+    bool done = false;
+    int e = node_aware_bcast(c, buf, bytes, root, &done);
+    if (done) return traced(c, "bcast", "node-aware", bytes) + e;
+  }
   if (oversubscribed() && bytes <= thresholds().bcast_flat_max)
     return traced(c, "bcast", "linear", bytes) + bcast_linear(c, buf, bytes, root);
   if (c.size <= 2 || bytes < thresholds().bcast_large)
@@ -123,6 +134,11 @@ int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t cou
   int p2 = 1;
   while (p2 * 2 <= c.size) p2 *= 2;
   const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
+  if (node_aware_possible(c)) {
+    bool done = false;
+    int e = node_aware_allreduce(c, sendbuf, recvbuf, count, op, &done);
+    if (done) return traced(c, "allreduce", "node-aware", bytes) + e;
+  }
   if (oversubscribed() && bytes <= thresholds().allreduce_flat_max)
     return traced(c, "allreduce", "linear", bytes) + allreduce_linear(c, sendbuf, recvbuf, count, op);
   if (bytes < thresholds().allreduce_large || count < p2)

@@ -9,6 +9,7 @@
 namespace xmsg::coll {
 
 struct Thresholds {
+  bool node_aware;              // XMSG_COLL_NODE_AWARE (default 1): hierarchical when the job spans nodes
   int64_t barrier_linear_max;   // communicator size <= this: linear barrier, else dissemination
   int64_t bcast_flat_max;       // oversubscribed and bytes <= this: linear bcast
   int64_t reduce_flat_max;      // oversubscribed and bytes <= this: linear reduce
@@ -39,5 +40,13 @@ int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block,
 int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
 int run_allgather(const Comm& c, void* recvbuf, int64_t block);
 int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+
+// Node-aware variants (node_aware.cpp). *done says whether they ran; when false nothing was
+// sent and the caller uses the flat table.
+bool node_aware_possible(const Comm& c);
+int node_aware_barrier(const Comm& c, bool* done);
+int node_aware_bcast(const Comm& c, void* buf, int64_t bytes, int root, bool* done);
+int node_aware_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
+                         bool* done);
 
 }  // namespace xmsg::coll

@@ -12,10 +12,15 @@
 
 namespace xmsg::coll {
 
+// A communicator as an algorithm sees it. `members`, when set, makes it a subset of the
+// handle's ranks (rank i of the subset is rank members[i] of the handle): the node-aware
+// collectives run the ordinary algorithms among node leaders and inside a node this way.
 struct Comm {
   xmsg_comm_t handle;
   int rank;
   int size;
+  const int* members = nullptr;
+  int real(int r) const { return members ? members[r] : r; }
 };
 
 // Tags on the communicator's hidden collective context. Collectives are called in the same
@@ -62,6 +67,8 @@ int check_comm(xmsg_comm_t comm, const char* func, Comm* out);
 int check_type(xmsg_datatype_t type, const char* func, const char* arg, size_t* elem_size);
 // The largest number of ranks of the job on one node (the same answer on every rank).
 int most_world_ranks_on_one_node();
+// Node id of every rank of `comm` (size entries).
+int comm_node_ids(xmsg_comm_t comm, int size, std::vector<int>* node_ids);
 // Records the detailed message of a failed call and returns `code`.
 int fail(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 

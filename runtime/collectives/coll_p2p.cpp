@@ -39,6 +39,11 @@ int most_world_ranks_on_one_node() {
   return most;
 }
 
+int comm_node_ids(xmsg_comm_t comm, int size, std::vector<int>* node_ids) {
+  node_ids->assign(static_cast<size_t>(size), 0);
+  return xmsgi_comm_node_ids(comm, node_ids->data());
+}
+
 int fail(int code, const char* fmt, ...) {
   char message[512];
   va_list args;
@@ -65,7 +70,7 @@ void Step::add(xmsg_request_t request) {
 void Step::send(const void* buf, int64_t bytes, int peer, int tag) {
   static const char empty = 0;
   xmsg_request_t request = XMSG_REQUEST_NULL;
-  int e = xmsgi_coll_isend(bytes > 0 ? buf : &empty, bytes, peer, tag, comm_.handle, &request);
+  int e = xmsgi_coll_isend(bytes > 0 ? buf : &empty, bytes, comm_.real(peer), tag, comm_.handle, &request);
   if (e != XMSG_SUCCESS) {
     if (error_ == XMSG_SUCCESS) error_ = e;
     return;
@@ -76,7 +81,7 @@ void Step::send(const void* buf, int64_t bytes, int peer, int tag) {
 void Step::recv(void* buf, int64_t bytes, int peer, int tag) {
   static char empty[1];
   xmsg_request_t request = XMSG_REQUEST_NULL;
-  int e = xmsgi_coll_irecv(bytes > 0 ? buf : empty, bytes, peer, tag, comm_.handle, &request);
+  int e = xmsgi_coll_irecv(bytes > 0 ? buf : empty, bytes, comm_.real(peer), tag, comm_.handle, &request);
   if (e != XMSG_SUCCESS) {
     if (error_ == XMSG_SUCCESS) error_ = e;
     return;
