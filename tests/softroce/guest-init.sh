@@ -35,7 +35,6 @@ mount -t configfs configfs /sys/kernel/config 2>/dev/null
 
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /mnt/host || fail "cannot mount the host root over 9p"
 [ -n "$results" ] || fail "no xmsg.results= on the kernel command line"
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results "/mnt/host$results" || fail "cannot mount the results share at $results"
 
 /sbin/ip link set lo up
 /sbin/ip link set eth0 up || fail "no eth0 (virtio_net not loaded?)"
@@ -49,8 +48,21 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results "/mnt/host$res
 mount -t proc proc /mnt/host/proc || fail "cannot mount proc in the chroot"
 mount --rbind /sys /mnt/host/sys || fail "cannot bind /sys in the chroot"
 mount --rbind /dev /mnt/host/dev || fail "cannot bind /dev in the chroot"
+# A checkout under /tmp or /run (CI clones wherever it likes) must stay visible over the private
+# tmpfs: hold its top directory aside with a bind mount and put it back on top of the tmpfs.
+top=""
+case "$results" in /tmp/*|/run/*) top=$(echo "$results" | cut -d/ -f1-3) ;; esac
+if [ -n "$top" ]; then
+  mkdir -p /mnt/hostview
+  mount --bind "/mnt/host$top" /mnt/hostview || fail "cannot hold $top aside"
+fi
 mount -t tmpfs tmpfs /mnt/host/tmp || fail "cannot mount /tmp in the chroot"
 mount -t tmpfs tmpfs /mnt/host/run || fail "cannot mount /run in the chroot"
+if [ -n "$top" ]; then
+  mkdir -p "/mnt/host$top"
+  mount --move /mnt/hostview "/mnt/host$top" || fail "cannot keep $top visible in the chroot"
+fi
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results "/mnt/host$results" || fail "cannot mount the results share at $results"
 
 echo "xmsg-guest: running the command"
 chroot /mnt/host /bin/sh "$results/command.sh" > "/mnt/host$results/output.log" 2>&1

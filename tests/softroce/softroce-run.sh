@@ -149,7 +149,7 @@ timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 \
   -accel tcg,tb-size=64 -cpu max -m "$memory_mb" -smp 2 \
   -display none -no-reboot -monitor none -serial "file:$run/console.log" \
   -kernel "$cache/vmlinuz" -initrd "$cache/initrd.gz" \
-  -nic user,model=virtio-net-pci \
+  -nic user,model=virtio-net-pci,restrict=on \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs "local,path=$run,mount_tag=results,security_model=none,multidevs=remap" \
   -append "console=ttyS0 panic=-1 quiet loglevel=3 xmsg.results=$run" </dev/null
