@@ -121,7 +121,7 @@ World::World() : matching_(1) {
   // Waiting: spin while every rank has a core; when oversubscribed, spin briefly then yield.
   const char* policy = std::getenv("XMSG_WAIT_POLICY");
   std::string pol = policy ? policy : "auto";
-  const unsigned spin = static_cast<unsigned>(env_size("XMSG_SPIN_COUNT", 128));
+  const unsigned spin = static_cast<unsigned>(env_size("XMSG_SPIN_COUNT", 32));
   if (pol == "spin") {
     spin_limit_ = ~0u;
   } else if (pol == "yield") {

@@ -59,8 +59,10 @@ inline size_t segment_bytes(uint64_t cells) { return sizeof(QueueControl) + cell
 class QueueProducer {
  public:
   QueueProducer() = default;
-  QueueProducer(QueueControl* control, Cell* cells, uint64_t ncells)
-      : control_(control), cells_(cells), mask_(ncells - 1), ncells_(ncells) {}
+  // `sole_producer`: no other process ever writes this ring (a node with two ranks), so the
+  // reservation can be a plain store instead of a locked compare-and-swap.
+  QueueProducer(QueueControl* control, Cell* cells, uint64_t ncells, bool sole_producer = false)
+      : control_(control), cells_(cells), mask_(ncells - 1), ncells_(ncells), sole_(sole_producer) {}
 
   uint64_t max_payload() const { return (ncells_ / 4 - 1) * kCell + kFirstCellPayload; }
 
@@ -77,6 +79,10 @@ class QueueProducer {
       if (end - cached_head_ > ncells_) {
         cached_head_ = control_->head.load(std::memory_order_acquire);
         if (end - cached_head_ > ncells_) return false;
+      }
+      if (sole_) {
+        control_->tail.store(end, std::memory_order_relaxed);
+        break;
       }
       if (control_->tail.compare_exchange_weak(pos, end, std::memory_order_acquire,
                                                std::memory_order_relaxed))
@@ -105,6 +111,7 @@ class QueueProducer {
   uint64_t mask_ = 0;
   uint64_t ncells_ = 0;
   uint64_t cached_head_ = 0;
+  bool sole_ = false;
 };
 
 // The owner's side of its own ring.

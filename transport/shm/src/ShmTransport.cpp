@@ -142,7 +142,9 @@ class ShmTransport final : public Transport {
       auto* ctl = static_cast<QueueControl*>(p.segment.data());
       if (ctl->magic != kQueueMagic || ctl->cells != pr.cells)
         throw TransportError("shm: segment of rank " + std::to_string(peer) + " is not a valid queue");
-      p.producer = QueueProducer(ctl, cells_of(p.segment), pr.cells);
+      // With a single local peer, that peer's ring has exactly one producer: us (selection is
+      // the same on every rank, so the peer's only shm peer is this rank).
+      p.producer = QueueProducer(ctl, cells_of(p.segment), pr.cells, peers.size() == 1);
       max_payload_ = std::min<uint64_t>(max_payload_, p.producer.max_payload());
       p.cma_ok = cma_wanted_ && cma_probe(p.pid, pr.probe_addr, pr.probe_value);
       cma_all_ = cma_all_ && p.cma_ok;
