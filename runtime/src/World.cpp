@@ -67,6 +67,32 @@ World::World() : matching_(1) {
   dead_.assign(size_, false);
   dead_reason_.assign(size_, {});
 
+  // Settings are checked before the collective wire-up so a bad value fails every rank alike.
+  // Waiting: spin while every rank has a core; when oversubscribed, spin briefly then yield.
+  const char* policy = std::getenv("XMSG_WAIT_POLICY");
+  std::string pol = policy ? policy : "auto";
+  const unsigned spin = static_cast<unsigned>(env_size("XMSG_SPIN_COUNT", 32));
+  if (pol == "spin") {
+    spin_limit_ = ~0u;
+  } else if (pol == "yield") {
+    spin_limit_ = spin;
+  } else if (pol == "auto") {
+    // A rank bound to fewer CPUs than the node has was pinned by its launcher (one core per
+    // rank): count the node's CPUs then. An unbound rank sees the CPUs it may use.
+    cpu_set_t set;
+    long cpus = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus > 0 && online > cpus) cpus = online;
+    spin_limit_ = (cpus > 0 && boot_->local_size() > cpus) ? spin : ~0u;
+  } else {
+    throw std::invalid_argument("XMSG_WAIT_POLICY='" + pol + "' (expected spin, yield or auto)");
+  }
+
+  const uint64_t eager = env_size("XMSG_EAGER_LIMIT", kDefaultEagerLimit);
+  const uint64_t fragment = env_size("XMSG_RNDV_FRAGMENT", kDefaultFragment);
+  force_cts_ = env_flag("XMSG_RNDV_NO_READ");
+  const uint64_t split = env_size("XMSG_RNDV_SPLIT", kDefaultSplit);
   // Transports: instantiate the wanted ones in a fixed order (connect() is collective).
   std::vector<std::string> built;
   for (const auto& f : transport::built_transports()) built.emplace_back(f.name);
@@ -104,10 +130,6 @@ World::World() : matching_(1) {
     if (!assigned[i].empty()) active_.push_back(transports_[i].get());
   }
 
-  const uint64_t eager = env_size("XMSG_EAGER_LIMIT", kDefaultEagerLimit);
-  const uint64_t fragment = env_size("XMSG_RNDV_FRAGMENT", kDefaultFragment);
-  force_cts_ = env_flag("XMSG_RNDV_NO_READ");
-  const uint64_t split = env_size("XMSG_RNDV_SPLIT", kDefaultSplit);
   for (int p = 0; p < size_; ++p) {
     if (!peers_[p].transport) continue;
     auto caps = peers_[p].transport->capabilities();
@@ -116,27 +138,6 @@ World::World() : matching_(1) {
     peers_[p].remote_read = caps.remote_read && !force_cts_;
     peers_[p].remote_write = caps.remote_write && !force_cts_;
     peers_[p].split_min = split;
-  }
-
-  // Waiting: spin while every rank has a core; when oversubscribed, spin briefly then yield.
-  const char* policy = std::getenv("XMSG_WAIT_POLICY");
-  std::string pol = policy ? policy : "auto";
-  const unsigned spin = static_cast<unsigned>(env_size("XMSG_SPIN_COUNT", 32));
-  if (pol == "spin") {
-    spin_limit_ = ~0u;
-  } else if (pol == "yield") {
-    spin_limit_ = spin;
-  } else if (pol == "auto") {
-    // A rank bound to fewer CPUs than the node has was pinned by its launcher (one core per
-    // rank): count the node's CPUs then. An unbound rank sees the CPUs it may use.
-    cpu_set_t set;
-    long cpus = 0;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
-    const long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus > 0 && online > cpus) cpus = online;
-    spin_limit_ = (cpus > 0 && boot_->local_size() > cpus) ? spin : ~0u;
-  } else {
-    throw std::invalid_argument("XMSG_WAIT_POLICY='" + pol + "' (expected spin, yield or auto)");
   }
 
   // WORLD (cid 0) and SELF (cid 1).
