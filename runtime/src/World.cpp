@@ -44,9 +44,9 @@ inline void cpu_relax() {
 }
 
 // Default thresholds, set by measurement on a 2-core x86 (see docs/shm.md).
-constexpr uint64_t kDefaultEagerLimit = 32768;
+constexpr uint64_t kDefaultEagerLimit = 65536;
 constexpr uint64_t kDefaultFragment = 65536;
-constexpr uint64_t kDefaultSplit = 32768;
+constexpr uint64_t kDefaultSplit = 65536;
 // WireHeader.flags of CTS/FIN in the split-copy rendezvous.
 constexpr uint8_t kSplitFlag = 1;
 

@@ -15,7 +15,7 @@ uint64_t env_or(const char* name, uint64_t dflt) {
 }
 
 std::vector<size_t> threshold_sizes() {
-  const uint64_t eager = env_or("XMSG_EAGER_LIMIT", 32768);
+  const uint64_t eager = env_or("XMSG_EAGER_LIMIT", 65536);
   const uint64_t frag = env_or("XMSG_RNDV_FRAGMENT", 65536);
   std::vector<size_t> s{0, 1, 2, 31, 32, 33, 63, 64, 65, 95, 96, 97, 4095, 4096, 4097};
   for (uint64_t t : {eager, frag, 2 * frag, 262144ul})
