@@ -11,6 +11,8 @@
 //   xmsg_tcp_job kill       rank 1 dies (SIGKILL) in the middle of a stream from rank 0; the job
 //                           must end promptly with an error (rank 0 reports it if it gets there
 //                           before the launcher ends it)
+//   xmsg_tcp_job pingpong [bytes] [iterations]   diagnostic, not a test: the transport's own
+//                           round trip between ranks 0 and 1, no runtime above it
 // Prints "xmsg_tcp_job: <mode> OK" from rank 0 on success; exits non-zero with a reason otherwise.
 #include "Handshake.hpp"
 
@@ -307,6 +309,32 @@ void kill_mid_transfer() {
   for (;;) job.pump(), ::usleep(1000);
 }
 
+void pingpong(size_t bytes, int iterations) {
+  Job job;
+  check(job.size >= 2, "pingpong needs 2 ranks");
+  job.sink.verify = false;
+  if (job.rank < 2) {
+    int other = 1 - job.rank;
+    std::vector<std::byte> buf(bytes);
+    auto round = [&](int i) {
+      WireHeader h{static_cast<uint32_t>(job.rank), 0, job.next_tag[other]++, MessageKind::kEager, 0, 0, bytes};
+      if (job.rank == 0) {
+        while (!job.tcp->try_send(other, h, buf)) job.pump();
+        job.wait_for(other, static_cast<size_t>(i) + 1);
+      } else {
+        job.wait_for(other, static_cast<size_t>(i) + 1);
+        while (!job.tcp->try_send(other, h, buf)) job.pump();
+      }
+    };
+    for (int i = 0; i < 1000; ++i) round(i);
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 1000; i < 1000 + iterations; ++i) round(i);
+    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    if (job.rank == 0) std::printf("tcp transport ping-pong, %zu bytes: %.3f us one way\n", bytes, us / iterations / 2);
+  }
+  job.finish();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -316,8 +344,9 @@ int main(int argc, char** argv) {
     else if (mode == "intruder") intruder();
     else if (mode == "kill") kill_mid_transfer();
     else if (mode == "reset") reset_mid_transfer();
+    else if (mode == "pingpong") pingpong(argc > 2 ? std::stoul(argv[2]) : 0, argc > 3 ? std::stoi(argv[3]) : 10000);
     else {
-      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|intruder|reset|kill (got '%s')\n", mode.c_str());
+      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|intruder|reset|kill|pingpong (got '%s')\n", mode.c_str());
       return 2;
     }
   } catch (const std::exception& e) {
