@@ -102,6 +102,11 @@ struct Job {
       pump();
     }
   }
+  // Before blocking in a fence: queued bytes only move while we progress, and a peer may be
+  // waiting for them.
+  void flush() {
+    while (!transport::tcp_output_flushed(*tcp)) pump();
+  }
   void wait_for(int peer, size_t messages) {
     while (sink.count[static_cast<uint32_t>(peer)] < messages) pump();
   }
@@ -130,6 +135,7 @@ void exchange() {
   if (job.size > 1) {
     int to = (job.rank + 1) % job.size, from = (job.rank + job.size - 1) % job.size;
     const size_t flood = 96;
+    job.flush();
     job.boot->fence(false);
     job.sink.verify = false;
     size_t refused = 0;

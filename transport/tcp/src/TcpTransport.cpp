@@ -511,6 +511,12 @@ void TcpTransport::handle_events(Connection& c, uint32_t events, MessageSink* si
   if ((events & EPOLLOUT) && c.state == ConnectionState::kEstablished) flush(*peer_or_null(c.peer));
 }
 
+bool TcpTransport::output_flushed() const {
+  for (const auto& p : peers_)
+    if (p && !p->failed && !p->queue.empty()) return false;
+  return true;
+}
+
 bool TcpTransport::direct_poll_ok() const {
   if (unproven_ > 0 || connections_.empty() || connections_.size() > kDirectPollMax) return false;
   for (const auto& c : connections_)
@@ -613,6 +619,10 @@ namespace xmsg::transport {
 
 std::unique_ptr<Transport> make_tcp_transport(xmsg::bootstrap::Bootstrap& bootstrap) {
   return std::make_unique<tcp::TcpTransport>(bootstrap, tcp::TcpConfig::from_environment());
+}
+
+bool tcp_output_flushed(const Transport& transport) {
+  return dynamic_cast<const tcp::TcpTransport&>(transport).output_flushed();
 }
 
 }  // namespace xmsg::transport

@@ -37,6 +37,9 @@ class TcpTransport final : public Transport {
   int wait_fd() const override { return epoll_fd_; }
   void disconnect() override;
 
+  // Every accepted byte is in the kernel (see tcp_output_flushed).
+  bool output_flushed() const;
+
   // "ip:port" this rank listens on (after connect()).
   const std::string& listen_address() const { return listen_address_; }
 

@@ -19,4 +19,9 @@ namespace xmsg::transport {
 // variable when one is malformed, or when no listening socket can be opened.
 std::unique_ptr<Transport> make_tcp_transport(xmsg::bootstrap::Bootstrap& bootstrap);
 
+// True when every byte try_send accepted has been handed to the kernel (`transport` must come
+// from make_tcp_transport). Data still queued only moves while someone calls progress(): call
+// this before blocking in a fence, or a peer waiting for that data waits forever.
+bool tcp_output_flushed(const Transport& transport);
+
 }  // namespace xmsg::transport
