@@ -3,7 +3,7 @@ PRESET ?= release
 BUILD_DIR := build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo clean
+.PHONY: all deps configure build test demo clean test-asan test-tsan sanitize
 all: build
 
 deps:
@@ -17,6 +17,20 @@ build: configure
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j 2 --timeout 600
+
+# The point-to-point and collective suites (and the launcher's) under ASan+UBSan and TSan.
+SANITIZED_LABELS := ^(unit|p2p|coll|mpi|launcher)$$
+test-asan: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS)
+	@ctest --preset asan -L '$(SANITIZED_LABELS)' -j 2 --timeout 900
+
+test-tsan: deps
+	@cmake --preset tsan >/dev/null
+	@cmake --build --preset tsan -j $(JOBS)
+	@ctest --preset tsan -L '$(SANITIZED_LABELS)' -j 2 --timeout 900
+
+sanitize: test-asan test-tsan
 
 demo: build
 	@scripts/demo.sh

@@ -839,13 +839,14 @@ int World::free_comm(int handle) {
 void World::finalize() {
   if (finalized_) return;
   finalized_ = true;
-  // Everything we queued must reach its peer, and peers may still be reading our rendezvous
-  // buffers: finish both (a dead peer fails them) before the fence.
+  // Everything we queued (here or inside a transport) must reach its peer, and peers may still
+  // be reading our rendezvous buffers: finish all of it (a dead peer fails it) before the fence.
   Idle idle;
   for (;;) {
     bool busy = !pending_peers_.empty();
     for (Request* r = inflight_.front(); r && !busy; r = InflightList::next(r))
       if (r->type == ReqType::kSend) busy = true;
+    for (auto& t : transports_) busy = busy || t->output_pending();
     if (!busy) break;
     if (progress() > 0) idle.reset();
     else idle.pause(*this);

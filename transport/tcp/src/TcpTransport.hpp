@@ -39,6 +39,7 @@ class TcpTransport final : public Transport {
 
   // Every accepted byte is in the kernel (see tcp_output_flushed).
   bool output_flushed() const;
+  bool output_pending() const override { return !output_flushed(); }
 
   // "ip:port" this rank listens on (after connect()).
   const std::string& listen_address() const { return listen_address_; }

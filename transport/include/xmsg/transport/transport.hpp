@@ -128,6 +128,12 @@ class Transport {
     done.on_read_done(false, std::string(name()) + " has no remote write");
   }
 
+  // True while bytes that try_send() accepted still wait inside the transport (they move only
+  // in progress()). The runtime keeps progressing until this is false before its finalize fence:
+  // otherwise a peer blocked in a receive of those bytes and this rank blocked in the fence
+  // would wait for each other.
+  virtual bool output_pending() const { return false; }
+
   // True when a blocked waiter may sleep instead of spinning (e.g. the transport has an fd or
   // futex to wait on). Used by the progress engine when ranks outnumber cores.
   virtual int wait_fd() const { return -1; }
