@@ -23,7 +23,7 @@ SANITIZED_LABELS := ^(unit|p2p|coll|mpi|launcher)$$
 test-asan: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
-	@ctest --preset asan -L '$(SANITIZED_LABELS)' -j 2 --timeout 900
+	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --preset asan -L '$(SANITIZED_LABELS)' -j 2 --timeout 900
 
 test-tsan: deps
 	@cmake --preset tsan >/dev/null
