@@ -15,8 +15,11 @@ configure: deps
 build: configure
 	@cmake --build --preset $(PRESET) -j $(JOBS)
 
+# The whole suite: every label in the release build, then the p2p/coll/launcher suites under
+# ASan+UBSan and TSan.
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j 2 --timeout 600
+	@$(MAKE) --no-print-directory sanitize
 
 # The point-to-point and collective suites (and the launcher's) under ASan+UBSan and TSan.
 SANITIZED_LABELS := ^(unit|p2p|coll|mpi|launcher)$$
@@ -28,7 +31,7 @@ test-asan: deps
 test-tsan: deps
 	@cmake --preset tsan >/dev/null
 	@cmake --build --preset tsan -j $(JOBS)
-	@ctest --preset tsan -L '$(SANITIZED_LABELS)' -j 2 --timeout 900
+	@ctest --preset tsan --output-on-failure -L '$(SANITIZED_LABELS)' -j 2 --timeout 900
 
 sanitize: test-asan test-tsan
 
