@@ -66,6 +66,25 @@ bool any_positive(const int64_t* values, int n) {
   return false;
 }
 
+// One side (send or receive) of a rooted or all-to-all collective: count, type, optionally "not
+// XMSG_IN_PLACE", then buffer, in that order so the first bad argument is the one reported.
+struct Side {
+  const char* buf;
+  const char* count;
+  const char* type;
+};
+constexpr Side kSendSide{"sendbuf", "sendcount", "sendtype"};
+constexpr Side kRecvSide{"recvbuf", "recvcount", "recvtype"};
+
+int check_side(const char* func, const Side& side, const void* buf, int64_t count, xmsg_datatype_t type,
+               size_t* elem_size, bool reject_in_place) {
+  if (int e = check_count(func, side.count, count)) return e;
+  if (int e = check_type(type, func, side.type, elem_size)) return e;
+  if (reject_in_place)
+    if (int e = check_not_in_place(func, side.buf, buf)) return e;
+  return check_buffer(func, side.buf, buf, count);
+}
+
 int check_match(const char* func, int64_t send_bytes, int64_t recv_bytes) {
   if (send_bytes != recv_bytes)
     return fail(XMSG_ERR_COUNT, "%s: sendcount * size of sendtype (%" PRId64 " bytes) != recvcount * size of recvtype (%" PRId64 " bytes)",
@@ -163,16 +182,11 @@ int xmsg_gather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype
   const bool is_root = c.rank == root, in_place = is_root && sendbuf == XMSG_IN_PLACE;
   if (!in_place) {
     XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
-    XMSG_TRY(check_count(f, "sendcount", sendcount));
-    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
-    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
   }
   int64_t block = sendcount * static_cast<int64_t>(ses);
   if (is_root) {
-    XMSG_TRY(check_count(f, "recvcount", recvcount));
-    XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
-    XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
-    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+    XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, true));
     if (!in_place) XMSG_TRY(check_match(f, block, recvcount * static_cast<int64_t>(res)));
     block = recvcount * static_cast<int64_t>(res);
   }
@@ -195,9 +209,7 @@ int xmsg_gatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtyp
   const bool is_root = c.rank == root, in_place = is_root && sendbuf == XMSG_IN_PLACE;
   if (!in_place) {
     XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
-    XMSG_TRY(check_count(f, "sendcount", sendcount));
-    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
-    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
   }
   const int64_t send_bytes = sendcount * static_cast<int64_t>(ses);
   if (!is_root) return gatherv_linear(c, sendbuf, send_bytes, nullptr, nullptr, nullptr, root);
@@ -222,16 +234,11 @@ int xmsg_scatter(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtyp
   const bool is_root = c.rank == root, in_place = is_root && recvbuf == XMSG_IN_PLACE;
   if (!in_place) {
     XMSG_TRY(check_not_in_place(f, "recvbuf (on a rank other than the root)", recvbuf));
-    XMSG_TRY(check_count(f, "recvcount", recvcount));
-    XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
-    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+    XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, false));
   }
   int64_t block = recvcount * static_cast<int64_t>(res);
   if (is_root) {
-    XMSG_TRY(check_count(f, "sendcount", sendcount));
-    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
-    XMSG_TRY(check_not_in_place(f, "sendbuf", sendbuf));
-    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, true));
     if (!in_place) XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
     block = sendcount * static_cast<int64_t>(ses);
   }
@@ -253,9 +260,7 @@ int xmsg_scatterv(const void* sendbuf, const int64_t sendcounts[], const int64_t
   const bool is_root = c.rank == root, in_place = is_root && recvbuf == XMSG_IN_PLACE;
   if (!in_place) {
     XMSG_TRY(check_not_in_place(f, "recvbuf (on a rank other than the root)", recvbuf));
-    XMSG_TRY(check_count(f, "recvcount", recvcount));
-    XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
-    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+    XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, false));
   }
   const int64_t recv_bytes = recvcount * static_cast<int64_t>(res);
   if (!is_root) return scatterv_linear(c, nullptr, nullptr, nullptr, recvbuf, recv_bytes, root);
@@ -276,16 +281,11 @@ int xmsg_allgather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendt
   Comm c;
   size_t ses = 0, res = 0;
   XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_count(f, "recvcount", recvcount));
-  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
-  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
-  XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+  XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, true));
   const int64_t block = recvcount * static_cast<int64_t>(res);
   const bool in_place = sendbuf == XMSG_IN_PLACE;
   if (!in_place) {
-    XMSG_TRY(check_count(f, "sendcount", sendcount));
-    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
-    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
     XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
   }
   if (block == 0) return XMSG_SUCCESS;
@@ -309,9 +309,7 @@ int xmsg_allgatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t send
   ByteLayout layout(c.size, recvcounts, displs, res);
   const bool in_place = sendbuf == XMSG_IN_PLACE;
   if (!in_place) {
-    XMSG_TRY(check_count(f, "sendcount", sendcount));
-    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
-    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
     XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), layout.counts[c.rank]));
     copy_bytes(at(recvbuf, layout.displs[c.rank]), sendbuf, layout.counts[c.rank]);
   }
@@ -325,16 +323,11 @@ int xmsg_alltoall(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendty
   Comm c;
   size_t ses = 0, res = 0;
   XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_count(f, "recvcount", recvcount));
-  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
-  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
-  XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcount));
+  XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, true));
   const int64_t block = recvcount * static_cast<int64_t>(res);
   const bool in_place = sendbuf == XMSG_IN_PLACE;
   if (!in_place) {
-    XMSG_TRY(check_count(f, "sendcount", sendcount));
-    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
-    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, sendcount));
+    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
     XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
   }
   if (block == 0) return XMSG_SUCCESS;
