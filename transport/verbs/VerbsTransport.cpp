@@ -30,11 +30,19 @@ constexpr std::uint64_t kKindShift = 62;
 constexpr std::uint64_t kRecv = 0;
 constexpr std::uint64_t kSend = 1;
 constexpr std::uint64_t kRead = 2;
+constexpr std::uint64_t kProbe = 3;
 constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kKindShift) - 1;
 // One READ moves at most this much; larger reads are split (devices cap max_msg_sz).
 constexpr std::uint64_t kMaxReadChunk = std::uint64_t{1} << 30;
 constexpr int kMaxReadsPosted = 64;
 constexpr int kPollBatch = 32;
+// A peer that dies while nobody sends to it leaves nothing to fail: its RC/INI QP is only
+// tested by traffic. So a rank that keeps progressing probes every peer it has not heard from
+// (no completion naming its QP) within this interval with a zero-length RDMA WRITE: it needs no
+// key, no receive buffer and no CPU on the far side (the peer's HCA acknowledges it), and a
+// peer whose QPs are gone lets it run into the transport retry limit, reported like any failed
+// send. Detection: interval + retries (~8 s).
+constexpr auto kProbeInterval = std::chrono::seconds(2);
 
 std::uint64_t make_wr_id(std::uint64_t kind, std::uint64_t index) { return (kind << kKindShift) | index; }
 
@@ -193,6 +201,8 @@ void VerbsTransport::connect(std::span<const int> peers) {
   // exchange; the true layout, needed to find entries in peers' records, follows the fence.
   const ConnectionPlan provisional = own_nodes ? identity_plan(size) : provisional_plan();
   records_.assign(static_cast<std::size_t>(size), std::nullopt);
+  heard_.assign(static_cast<std::size_t>(size), 0);
+  last_probe_round_ = std::chrono::steady_clock::now();
 
   try {
     pd_ = std::make_unique<ProtectionDomain>(device_);
@@ -377,8 +387,11 @@ int VerbsTransport::progress(MessageSink& sink) {
   for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
   failures_to_report_.clear();
 
-  // A read() per call would cost more than the CQ poll; events are rare.
-  if ((++progress_calls_ & 1023) == 0) drain_async_events(sink);
+  // A read() or a clock read per call would cost more than the CQ poll; both are rare needs.
+  if ((++progress_calls_ & 1023) == 0) {
+    drain_async_events(sink);
+    probe_quiet_peers();
+  }
 
   ibv_wc wcs[kPollBatch];
   const int n = cq_->poll(wcs);
@@ -399,6 +412,7 @@ int VerbsTransport::progress(MessageSink& sink) {
       }
       WireHeader header;
       std::memcpy(&header, slot.data(), sizeof header);
+      if (header.source < heard_.size()) heard_[header.source] = 1;
       sink.on_message(header, slot.subspan(sizeof header, wc.byte_len - sizeof header));
       // The payload span was valid only during the call: the buffer goes straight back.
       srq_->repost(index);
@@ -408,7 +422,14 @@ int VerbsTransport::progress(MessageSink& sink) {
       free_send_slots_.push_back(static_cast<int>(index));
       if (qp_index >= 0) --qps_[static_cast<std::size_t>(qp_index)].outstanding;
       if (wc.status != IBV_WC_SUCCESS) fail_peer(peer, "send failed: " + describe_completion(wc), &sink);
+      else heard_[static_cast<std::size_t>(peer)] = 1;
       ++handled;
+    } else if (kind == kProbe) {
+      const int peer = static_cast<int>(index);
+      Route& route = routes_.at(peer);
+      --qps_[static_cast<std::size_t>(route.qp_index)].outstanding;
+      route.probe_posted = false;
+      if (wc.status != IBV_WC_SUCCESS) fail_peer(peer, "liveness probe failed: " + describe_completion(wc), &sink);
     } else if (kind == kRead) {
       auto it = reads_.find(index);
       if (it != reads_.end()) {
@@ -420,6 +441,7 @@ int VerbsTransport::progress(MessageSink& sink) {
           fail_peer(peer, reason, &sink);
           finish_read_chunk(index, false, reason);
         } else {
+          heard_[static_cast<std::size_t>(peer)] = 1;
           finish_read_chunk(index, true, "");
         }
       }
@@ -428,6 +450,36 @@ int VerbsTransport::progress(MessageSink& sink) {
   }
   while (!pending_reads_.empty() && post_read(pending_reads_.front())) pending_reads_.pop_front();
   return handled;
+}
+
+void VerbsTransport::probe_quiet_peers() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_probe_round_ < kProbeInterval) return;
+  last_probe_round_ = now;
+  for (auto& [peer, route] : routes_) {
+    auto& heard = heard_[static_cast<std::size_t>(peer)];
+    if (heard) {
+      heard = 0;
+      continue;
+    }
+    QpState& qp = qps_[static_cast<std::size_t>(route.qp_index)];
+    if (route.failed || route.probe_posted || qp.outstanding >= limits_.send_depth) continue;
+    ibv_send_wr wr{};
+    wr.wr_id = make_wr_id(kProbe, static_cast<std::uint64_t>(peer));
+    wr.num_sge = 0;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    // XRC: the write is checked against the named SRQ's PD, so it proves that rank's SRQ is there.
+    if (mode_ == PlanMode::xrc) wr.qp_type.xrc.remote_srqn = route.remote_srqn;
+    try {
+      qp.qp->post_send(wr);
+    } catch (const VerbsError& e) {
+      fail_peer(peer, std::string("liveness probe: ") + e.what(), nullptr);
+      continue;
+    }
+    ++qp.outstanding;
+    route.probe_posted = true;
+  }
 }
 
 void VerbsTransport::drain_async_events(MessageSink& sink) {
