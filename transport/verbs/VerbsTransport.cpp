@@ -212,8 +212,11 @@ void VerbsTransport::connect(std::span<const int> peers) {
     send_mr_ = std::make_unique<MemoryRegion>(*pd_, send_slab_.data(), send_slab_.size(), IBV_ACCESS_LOCAL_WRITE);
     for (int s = send_slots - 1; s >= 0; --s) free_send_slots_.push_back(s);
     send_slot_owner_.assign(static_cast<std::size_t>(send_slots), {-1, -1});
-    // Every CQ entry is bounded by something finite: posted receives, send slots, posted reads.
-    const int cq_depth = std::min(limits_.srq_depth + send_slots + kMaxReadsPosted + 16, device_.attributes().max_cqe);
+    // Every CQ entry is bounded by something finite: posted receives, send slots, posted reads,
+    // one liveness probe per peer; what the device cannot hold is taken off the probes.
+    const int wanted_cq = limits_.srq_depth + send_slots + kMaxReadsPosted + 16 + static_cast<int>(peers.size());
+    const int cq_depth = std::min(wanted_cq, device_.attributes().max_cqe);
+    probe_budget_ = std::max(0, static_cast<int>(peers.size()) - (wanted_cq - cq_depth));
     cq_ = std::make_unique<CompletionQueue>(device_, cq_depth);
     if (mode_ == PlanMode::xrc) {
       xrcd_ = std::make_unique<XrcDomain>(device_, boot_.job_id(), my_node);
@@ -429,8 +432,10 @@ int VerbsTransport::progress(MessageSink& sink) {
       Route& route = routes_.at(peer);
       --qps_[static_cast<std::size_t>(route.qp_index)].outstanding;
       route.probe_posted = false;
+      --probes_posted_;
       if (wc.status != IBV_WC_SUCCESS) fail_peer(peer, "liveness probe failed: " + describe_completion(wc), &sink);
     } else if (kind == kRead) {
+      --reads_posted_;
       auto it = reads_.find(index);
       if (it != reads_.end()) {
         const int peer = it->second.peer;
@@ -464,6 +469,7 @@ void VerbsTransport::probe_quiet_peers() {
     }
     QpState& qp = qps_[static_cast<std::size_t>(route.qp_index)];
     if (route.failed || route.probe_posted || qp.outstanding >= limits_.send_depth) continue;
+    if (probes_posted_ >= probe_budget_) break;
     ibv_send_wr wr{};
     wr.wr_id = make_wr_id(kProbe, static_cast<std::uint64_t>(peer));
     wr.num_sge = 0;
@@ -478,6 +484,7 @@ void VerbsTransport::probe_quiet_peers() {
       continue;
     }
     ++qp.outstanding;
+    ++probes_posted_;
     route.probe_posted = true;
   }
 }
@@ -588,7 +595,7 @@ bool VerbsTransport::post_read(const PendingRead& read) {
     finish_read_chunk(read.op_id, false, "verbs: " + peer_label(read.peer) + " failed");
     return true;
   }
-  if (qp.outstanding >= limits_.send_depth) return false;
+  if (qp.outstanding >= limits_.send_depth || reads_posted_ >= kMaxReadsPosted) return false;
   ibv_sge sge{};
   sge.addr = read.local_address;
   sge.length = read.length;
@@ -611,6 +618,7 @@ bool VerbsTransport::post_read(const PendingRead& read) {
     return true;
   }
   ++qp.outstanding;
+  ++reads_posted_;
   return true;
 }
 
