@@ -38,10 +38,10 @@ constexpr int kMaxReadsPosted = 64;
 constexpr int kPollBatch = 32;
 // A peer that dies while nobody sends to it leaves nothing to fail: its RC/INI QP is only
 // tested by traffic. So a rank that keeps progressing probes every peer it has not heard from
-// (no completion naming its QP) within this interval with a zero-length RDMA WRITE: it needs no
-// key, no receive buffer and no CPU on the far side (the peer's HCA acknowledges it), and a
-// peer whose QPs are gone lets it run into the transport retry limit, reported like any failed
-// send. Detection: interval + retries (~8 s).
+// within this interval (no message from it, no send or READ to it completed) with a zero-length
+// RDMA WRITE: it needs no key, no receive buffer and no CPU on the far side (the peer's HCA
+// acknowledges it), and a peer whose QPs are gone lets it run into the transport retry limit,
+// reported like any failed send. Detection: one or two intervals + retries (~10 s).
 constexpr auto kProbeInterval = std::chrono::seconds(2);
 
 std::uint64_t make_wr_id(std::uint64_t kind, std::uint64_t index) { return (kind << kKindShift) | index; }
@@ -475,7 +475,8 @@ void VerbsTransport::probe_quiet_peers() {
     wr.num_sge = 0;
     wr.opcode = IBV_WR_RDMA_WRITE;
     wr.send_flags = IBV_SEND_SIGNALED;
-    // XRC: the write is checked against the named SRQ's PD, so it proves that rank's SRQ is there.
+    // XRC: the write names the peer's SRQ, which the target checks, so it tests that rank and
+    // not only the rank owning the TGT QP.
     if (mode_ == PlanMode::xrc) wr.qp_type.xrc.remote_srqn = route.remote_srqn;
     try {
       qp.qp->post_send(wr);
