@@ -22,8 +22,10 @@ struct Ring {
     cell = reinterpret_cast<Cell*>(mem + sizeof(QueueControl));
   }
   ~Ring() { std::free(mem); }
-  QueueProducer producer() { return QueueProducer(control, cell, cells); }
-  QueueConsumer consumer() { return QueueConsumer(control, cell, cells); }
+  // `marking`: the single-producer mode where the producer, not the consumer, keeps stale
+  // payload from passing for a record.
+  QueueProducer producer(bool marking = false) { return QueueProducer(control, cell, cells, marking, marking); }
+  QueueConsumer consumer(bool marking = false) { return QueueConsumer(control, cell, cells, marking); }
   uint64_t cells;
   std::byte* mem;
   QueueControl* control;
@@ -88,10 +90,10 @@ TEST(ReceiveQueue, ManyProducersKeepPerProducerOrderAndContent) {
   for (int t = 0; t < kProducers; ++t) EXPECT_EQ(next[t], kPerProducer);
 }
 
-TEST(ReceiveQueue, MaxPayloadFitsAcrossTheWrap) {
+void max_payload_fits_across_the_wrap(bool marking) {
   Ring ring(64);
-  auto p = ring.producer();
-  auto c = ring.consumer();
+  auto p = ring.producer(marking);
+  auto c = ring.consumer(marking);
   const uint64_t max = p.max_payload();
   std::vector<std::byte> buf(max, std::byte{3});
   for (int round = 0; round < 50; ++round) {
@@ -105,14 +107,28 @@ TEST(ReceiveQueue, MaxPayloadFitsAcrossTheWrap) {
   }
 }
 
+TEST(ReceiveQueue, MaxPayloadFitsAcrossTheWrap) { max_payload_fits_across_the_wrap(false); }
+TEST(ReceiveQueue, MaxPayloadFitsAcrossTheWrapWhenTheProducerMarks) { max_payload_fits_across_the_wrap(true); }
+
+// Payload bytes of a record that takes exactly `cells` cells, and where continuation cell i
+// (1 <= i < cells) starts within that payload.
+uint64_t payload_for_cells(uint64_t cells) {
+  const uint64_t aligned = (cells - 1) * kCell;
+  return aligned >= kAlignedFrom ? aligned : kFirstCellPayload + (cells - 1) * kCell;
+}
+uint64_t continuation_offset(uint64_t payload, uint64_t i) {
+  return i * kCell - (kCell - kFirstCellPayload) - payload_skip(payload);
+}
+
 // A continuation cell's first payload word may equal the ready value the consumer will expect
 // at that cell on the next lap; it must never be taken for a published record, whether the
-// consumer invalidates such cells at once (short records) or after idle() (long ones).
-TEST(ReceiveQueue, StalePayloadNeverPassesForAPublishedRecord) {
+// consumer invalidates such cells at once (short records) or after idle() (long ones), or the
+// sole producer marks the cell after each record.
+void stale_payload_never_passes_for_a_published_record(bool marking) {
   constexpr uint64_t kCells = 64;
   Ring ring(kCells);
-  auto p = ring.producer();
-  auto c = ring.consumer();
+  auto p = ring.producer(marking);
+  auto c = ring.consumer(marking);
   int32_t expect_tag = 0;
   int delivered = 0;
   auto sink = [&](const WireHeader& h, const std::byte*, uint64_t) {
@@ -135,22 +151,26 @@ TEST(ReceiveQueue, StalePayloadNeverPassesForAPublishedRecord) {
   for (int round = 0; round < 40; ++round) {
     const uint64_t cells = round % 2 ? 20 : 5;  // deferred and immediate invalidation
     if ((pos % kCells) + cells > kCells) pos += kCells - pos % kCells;  // the skip record
-    std::vector<std::byte> big(kFirstCellPayload + (cells - 1) * kCell, std::byte{1});
+    std::vector<std::byte> big(payload_for_cells(cells), std::byte{1});
+    ASSERT_EQ(cells_for(big.size()), cells);
     for (uint64_t i = 1; i < cells; ++i) {
       const uint32_t next_lap_ready = static_cast<uint32_t>(pos + i + kCells + 1);
-      std::memcpy(big.data() + kFirstCellPayload + (i - 1) * kCell, &next_lap_ready, 4);
+      std::memcpy(big.data() + continuation_offset(big.size(), i), &next_lap_ready, 4);
     }
     push_and_take(big);
-    if (HasFailure()) return;
+    if (::testing::Test::HasFailure()) return;
     pos += cells;
     // A lap of one-cell records walks the consumer over every forged cell.
     std::vector<std::byte> small(8, std::byte{1});
     for (uint64_t k = 0; k < kCells; ++k) {
       push_and_take(small);
-      if (HasFailure()) return;
+      if (::testing::Test::HasFailure()) return;
       ++pos;
     }
   }
 }
+
+TEST(ReceiveQueue, StalePayloadNeverPassesForAPublishedRecord) { stale_payload_never_passes_for_a_published_record(false); }
+TEST(ReceiveQueue, StalePayloadNeverPassesWhenTheProducerMarks) { stale_payload_never_passes_for_a_published_record(true); }
 
 }  // namespace

@@ -125,7 +125,7 @@ class ShmTransport final : public Transport {
       ctl->cells = cells_;
       ctl->owner_pid = ::getpid();
       ctl->owner_rank = static_cast<uint64_t>(boot_.rank());
-      consumer_ = QueueConsumer(ctl, SegmentLayout::ring_cells_of(own_.data()), cells_);
+      consumer_ = QueueConsumer(ctl, SegmentLayout::ring_cells_of(own_.data()), cells_, peers.size() == 1);
       for (uint64_t i = 0; i < layout.mailboxes; ++i) {
         auto* mctl = new (layout.mailbox_control(own_.data(), i)) QueueControl();
         mctl->magic = kQueueMagic;
@@ -169,7 +169,7 @@ class ShmTransport final : public Transport {
         throw TransportError("shm: segment of rank " + std::to_string(peer) + " is not a valid queue");
       // With a single local peer, that peer's ring has exactly one producer: us (selection is
       // the same on every rank, so the peer's only shm peer is this rank).
-      p.producer = QueueProducer(ctl, SegmentLayout::ring_cells_of(base), pr.cells, peers.size() == 1);
+      p.producer = QueueProducer(ctl, SegmentLayout::ring_cells_of(base), pr.cells, peers.size() == 1, true);
       p.mailbox = QueueProducer(box, theirs.mailbox_cells(base, mailbox_of(boot_.rank())), kMailboxCells, true);
       const uint64_t inbox = mailbox_of(peer);
       p.inbox = QueueConsumer(layout.mailbox_control(own_.data(), inbox), layout.mailbox_cells(own_.data(), inbox),
