@@ -40,6 +40,10 @@ struct Connection {
   Nonce my_nonce{}, their_nonce{};
   std::chrono::steady_clock::time_point deadline{};
   ReceiveBuffer rx;
+  // A ReadData range being received straight into the reader's destination (no staging copy).
+  std::byte* direct = nullptr;
+  size_t direct_left = 0;
+  ReadCompletion* direct_done = nullptr;  // called once direct_left reaches 0
   bool bye_received = false;
   bool watching_writes = false;  // EPOLLOUT registered
 };

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace xmsg::transport::tcp {
 namespace {
@@ -175,6 +176,8 @@ void TcpTransport::fail_peer(Peer& p, const std::string& cause) {
   for (Connection* c : {p.established, p.outgoing, p.incoming})
     if (c) close_connection(*c);
   p.queue.clear();
+  // The runtime fails the requests behind these reads when it hears of the failure.
+  p.reads.clear();
   failures_pending_ = true;
 }
 
@@ -374,7 +377,7 @@ bool TcpTransport::try_send(int peer, const WireHeader& header, std::span<const 
   // A dead peer's messages go nowhere; the runtime hears of it through on_peer_failure.
   if (p->failed) return true;
   size_t frame_bytes = sizeof(FrameHeader) + payload.size();
-  if (!p->queue.empty() && p->queue.bytes() + frame_bytes > config_.queue_limit) return false;
+  if (!p->queue.empty() && p->queue.copied_bytes() + frame_bytes > config_.queue_limit) return false;
   FrameHeader fh{FrameType::kData, static_cast<uint32_t>(payload.size()), header};
   auto fh_bytes = std::as_bytes(std::span(&fh, 1));
   if (p->established && p->queue.empty()) {
@@ -442,40 +445,87 @@ bool TcpTransport::handle_handshake(Connection& c) {
   return c.state != ConnectionState::kClosed;
 }
 
+bool TcpTransport::parse_frames(Connection& c, MessageSink* sink, int& handled) {
+  Peer& p = *peer_or_null(c.peer);
+  for (;;) {
+    if (c.direct_left > 0) {
+      // Bytes of the range that arrived with earlier frames: the only copy out of rx.
+      auto have = c.rx.readable();
+      const size_t take = std::min(have.size(), c.direct_left);
+      if (take) std::memcpy(c.direct, have.data(), take);
+      c.rx.consume(take);
+      c.direct += take;
+      c.direct_left -= take;
+      if (c.direct_left > 0) return true;  // the rest goes from the socket to its destination
+    }
+    if (c.direct_done) {
+      ReadCompletion* done = std::exchange(c.direct_done, nullptr);
+      c.direct = nullptr;
+      done->on_read_done(true, {});
+      ++handled;
+      if (c.state == ConnectionState::kClosed) return false;  // the completion failed the peer
+    }
+    ParsedFrame f = parse_frame(c.rx.readable(), config_.max_payload);
+    if (f.status == ParsedFrame::Status::kInvalid) {
+      fail_peer(p, "protocol error: " + f.error);
+      return false;
+    }
+    if (f.status == ParsedFrame::Status::kNeedMore) {
+      c.rx.writable(f.need - c.rx.readable().size());  // room for the whole frame
+      return true;
+    }
+    switch (f.header.type) {
+      case FrameType::kBye:
+        c.bye_received = true;
+        c.rx.consume(f.need);
+        break;
+      case FrameType::kReadRequest: {
+        ReadRequest request;
+        std::memcpy(&request, f.payload.data(), sizeof request);
+        c.rx.consume(f.need);
+        serve_read(p, request);
+        break;
+      }
+      case FrameType::kReadData: {
+        ReadData data;
+        std::memcpy(&data, f.payload.data(), sizeof data);
+        c.rx.consume(f.need);
+        if (!start_read_data(c, p, data)) return false;
+        ++handled;
+        break;
+      }
+      default:
+        if (sink) {
+          sink->on_message(f.header.wire, f.payload);
+          ++handled;
+        }
+        c.rx.consume(f.need);
+        break;
+    }
+    // The sink or a send may have failed this peer.
+    if (c.state == ConnectionState::kClosed) return false;
+  }
+}
+
 bool TcpTransport::read_socket(Connection& c, MessageSink* sink, int& handled) {
   size_t budget = kReadBudget;
   bool drained = false;
   for (;;) {
     if (c.state != ConnectionState::kEstablished && !handle_handshake(c)) return false;
-    if (c.state == ConnectionState::kEstablished) {
-      Peer& p = *peer_or_null(c.peer);
-      for (;;) {
-        ParsedFrame f = parse_frame(c.rx.readable(), config_.max_payload);
-        if (f.status == ParsedFrame::Status::kInvalid) {
-          fail_peer(p, "protocol error: " + f.error);
-          return false;
-        }
-        if (f.status == ParsedFrame::Status::kNeedMore) {
-          c.rx.writable(f.need - c.rx.readable().size());  // room for the whole frame
-          break;
-        }
-        if (f.header.type == FrameType::kBye) {
-          c.bye_received = true;
-        } else if (sink) {
-          sink->on_message(f.header.wire, f.payload);
-          ++handled;
-        }
-        c.rx.consume(f.need);
-        // The sink may have sent to this peer and failed it.
-        if (c.state == ConnectionState::kClosed) return false;
-      }
-    }
+    if (c.state == ConnectionState::kEstablished && !parse_frames(c, sink, handled)) return false;
     if (budget == 0 || drained) return true;
-    auto room = c.rx.writable(16 * 1024);
+    // A range being read goes from the socket straight to its destination, never past its end.
+    const bool direct = c.direct_left > 0;
+    auto room = direct ? std::span<std::byte>(c.direct, c.direct_left) : c.rx.writable(16 * 1024);
     size_t want = std::min(room.size(), budget);
     ssize_t n = ::recv(c.fd, room.data(), want, MSG_DONTWAIT);
     if (n > 0) {
-      c.rx.produced(static_cast<size_t>(n));
+      if (direct) {
+        c.direct += n;
+        c.direct_left -= static_cast<size_t>(n);
+      } else {
+        c.rx.produced(static_cast<size_t>(n));
+      }
       budget -= std::min(budget, static_cast<size_t>(n));
       // A short read emptied the socket: parse what came and skip the recv that would only
       // say EAGAIN (one system call less per message).
@@ -496,6 +546,76 @@ bool TcpTransport::read_socket(Connection& c, MessageSink* sink, int& handled) {
     }
     return false;
   }
+}
+
+// ---- remote read -------------------------------------------------------------------------
+
+MemoryHandle TcpTransport::expose(const void* buffer, size_t length) {
+  const uint64_t key = next_key_++;
+  exposed_.emplace(key, std::span(static_cast<const std::byte*>(buffer), length));
+  return {reinterpret_cast<uint64_t>(buffer), length, key};
+}
+
+void TcpTransport::release(const MemoryHandle& handle) { exposed_.erase(handle.key); }
+
+void TcpTransport::read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
+                               ReadCompletion& done) {
+  Peer* p = peer_or_null(peer);
+  if (!p) return done.on_read_done(false, "tcp: rank " + std::to_string(peer) + " is not a tcp peer");
+  if (p->failed) return done.on_read_done(false, p->failure);
+  if (dst.empty()) return done.on_read_done(true, {});
+  const uint64_t id = next_read_id_++;
+  p->reads.push_back({id, dst, &done});
+  const ReadRequest request{source.key, offset, dst.size(), id};
+  queue_frame(*p, FrameHeader{FrameType::kReadRequest, sizeof request, {}}, std::as_bytes(std::span(&request, 1)));
+}
+
+void TcpTransport::serve_read(Peer& p, const ReadRequest& request) {
+  ReadData data{request.read_id, request.length, 0};
+  auto it = exposed_.find(request.key);
+  // Only ranges this rank exposed and has not released leave the process.
+  if (it == exposed_.end() || request.offset > it->second.size() || request.length > it->second.size() - request.offset) {
+    data.length = 0;
+    data.refused = 1;
+    queue_frame(p, FrameHeader{FrameType::kReadData, sizeof data, {}}, std::as_bytes(std::span(&data, 1)));
+    return;
+  }
+  const FrameHeader fh{FrameType::kReadData, sizeof data, {}};
+  p.queue.append(std::as_bytes(std::span(&fh, 1)));
+  p.queue.append(std::as_bytes(std::span(&data, 1)));
+  // The exposed buffer stays valid until the reader's FIN, which follows these bytes.
+  p.queue.append_borrowed(it->second.subspan(request.offset, request.length));
+  flush(p);
+}
+
+bool TcpTransport::start_read_data(Connection& c, Peer& p, const ReadData& data) {
+  if (p.reads.empty() || p.reads.front().id != data.read_id) {
+    fail_peer(p, "protocol error: read data for read " + std::to_string(data.read_id) + ", which was not asked for");
+    return false;
+  }
+  PendingRead read = p.reads.front();
+  p.reads.pop_front();
+  if (data.refused) {
+    read.done->on_read_done(false, "tcp: rank " + std::to_string(p.rank) + " has no exposed buffer for the read");
+    return c.state != ConnectionState::kClosed;
+  }
+  if (data.length != read.dst.size()) {
+    fail_peer(p, "protocol error: read data of " + std::to_string(data.length) + " bytes for a read of " +
+                     std::to_string(read.dst.size()));
+    return false;
+  }
+  c.direct = read.dst.data();
+  c.direct_left = read.dst.size();
+  c.direct_done = read.done;
+  return true;
+}
+
+void TcpTransport::queue_frame(Peer& p, const FrameHeader& fh, std::span<const std::byte> payload) {
+  if (p.failed) return;
+  p.queue.append(std::as_bytes(std::span(&fh, 1)));
+  p.queue.append(payload);
+  if (p.established) flush(p);
+  else if (!p.outgoing && !p.incoming) start_connect(p);
 }
 
 void TcpTransport::handle_events(Connection& c, uint32_t events, MessageSink* sink, int& handled) {
