@@ -4,6 +4,10 @@
 //   xmsg_tcp_job exchange   every pair exchanges messages of many sizes; then a ring flood that
 //                           must hit backpressure (try_send false) and still deliver in order
 //                           (nobody reads until every sender was refused)
+//   xmsg_tcp_job read       every rank exposes a buffer; every rank reads ranges of every other
+//                           rank's buffer at once (1 B to the whole 6 MiB, unaligned offsets),
+//                           with eager messages interleaved; out-of-range and unknown-key reads
+//                           are refused with an error, not served
 //   xmsg_tcp_job intruder   rank 0 attacks rank 1's listener with plain sockets (junk, a forged
 //                           proof, silence); rank 1 must close them and the job go on
 //   xmsg_tcp_job reset      rank 1 resets all its sockets (as a crash does, but staying alive so
@@ -31,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -158,6 +163,76 @@ void exchange() {
   }
   job.finish();
   if (job.rank == 0) std::printf("xmsg_tcp_job: exchange OK (%d ranks)\n", job.size);
+}
+
+struct ReadResult final : transport::ReadCompletion {
+  bool done = false, ok = false;
+  std::string reason;
+  void on_read_done(bool o, const std::string& why) override {
+    check(!done, "a read completed twice");
+    done = true, ok = o, reason = why;
+  }
+};
+
+std::byte exposed_byte(int owner, size_t i) { return std::byte(static_cast<uint8_t>(owner * 37 + i * 11 + i / 4093)); }
+
+void remote_read() {
+  Job job;
+  const size_t length = 6 << 20;
+  std::vector<std::byte> mine(length);
+  for (size_t i = 0; i < length; ++i) mine[i] = exposed_byte(job.rank, i);
+  const transport::MemoryHandle handle = job.tcp->expose(mine.data(), mine.size());
+  job.boot->put_string("test.read.handle", std::to_string(handle.address) + " " + std::to_string(handle.key));
+  job.boot->commit();
+  job.boot->fence(true);
+  struct Range {
+    uint64_t offset, length;
+  };
+  const std::vector<Range> ranges = {{0, 1}, {1, 4095}, {100001, 3 << 20}, {0, length}, {length - 7, 7}};
+  struct Read {
+    int peer;
+    Range range;
+    std::vector<std::byte> dst;
+    ReadResult result;
+    bool expect_ok;
+  };
+  std::vector<std::unique_ptr<Read>> reads;
+  for (int p = 0; p < job.size; ++p) {
+    if (p == job.rank) continue;
+    unsigned long long address = 0, key = 0;
+    check(std::sscanf(job.boot->get_string(p, "test.read.handle").c_str(), "%llu %llu", &address, &key) == 2, "bad handle");
+    const transport::MemoryHandle theirs{address, length, key};
+    auto start = [&](Range r, transport::MemoryHandle h, bool expect_ok) {
+      auto read = std::make_unique<Read>(Read{p, r, std::vector<std::byte>(r.length), {}, expect_ok});
+      job.tcp->read_remote(p, h, r.offset, read->dst, read->result);
+      reads.push_back(std::move(read));
+      job.send(p, 1000);  // an eager message right behind each request: the stream stays framed
+    };
+    for (Range r : ranges) start(r, theirs, true);
+    start({length - 10, 20}, theirs, false);                              // past the end
+    start({0, 16}, {address, length, key + 1000}, false);                 // a key never exposed
+  }
+  for (auto& r : reads)
+    while (!r->result.done) job.pump();
+  for (auto& r : reads) {
+    const std::string what = "read of [" + std::to_string(r->range.offset) + ", +" + std::to_string(r->range.length) + ") from rank " + std::to_string(r->peer);
+    if (!r->expect_ok) {
+      check(!r->result.ok, what + " was served, expected a refusal");
+      check(r->result.reason.find("rank " + std::to_string(r->peer)) != std::string::npos, what + ": refusal does not name the rank: " + r->result.reason);
+      continue;
+    }
+    check(r->result.ok, what + " failed: " + r->result.reason);
+    for (size_t i = 0; i < r->dst.size(); ++i)
+      if (r->dst[i] != exposed_byte(r->peer, r->range.offset + i)) die(what + ": wrong byte at " + std::to_string(i));
+  }
+  for (int p = 0; p < job.size; ++p)
+    if (p != job.rank) job.wait_for(p, ranges.size() + 2);
+  // Peers may still be reading our buffer: release it only after everyone is done.
+  job.flush();
+  job.boot->fence(false);
+  job.tcp->release(handle);
+  job.finish();
+  if (job.rank == 0) std::printf("xmsg_tcp_job: read OK (%d ranks)\n", job.size);
 }
 
 int connect_to(const std::string& address) {
@@ -348,11 +423,12 @@ int main(int argc, char** argv) {
   try {
     if (mode == "exchange") exchange();
     else if (mode == "intruder") intruder();
+    else if (mode == "read") remote_read();
     else if (mode == "kill") kill_mid_transfer();
     else if (mode == "reset") reset_mid_transfer();
     else if (mode == "pingpong") pingpong(argc > 2 ? std::stoul(argv[2]) : 0, argc > 3 ? std::stoi(argv[3]) : 10000);
     else {
-      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|intruder|reset|kill|pingpong (got '%s')\n", mode.c_str());
+      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|read|intruder|reset|kill|pingpong (got '%s')\n", mode.c_str());
       return 2;
     }
   } catch (const std::exception& e) {
