@@ -36,6 +36,11 @@ TcpConfig TcpConfig::from_environment() {
     throw TransportError("XMSG_TCP_QUEUE_BYTES=" + std::to_string(c.queue_limit) + " must exceed XMSG_TCP_MAX_PAYLOAD=" +
                          std::to_string(c.max_payload) + " so that one largest message fits");
   c.handshake_timeout = std::chrono::milliseconds(env_size("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", 10000, 10, 3600 * 1000));
+  if (const char* poll = std::getenv("XMSG_TCP_POLL"); poll && *poll) {
+    if (std::strcmp(poll, "recv") == 0) c.poll_by_recv = true;
+    else if (std::strcmp(poll, "epoll") == 0) c.poll_by_recv = false;
+    else throw TransportError(std::string("XMSG_TCP_POLL='") + poll + "': expected recv or epoll");
+  }
   const char* verbose = std::getenv("XMSG_VERBOSE");
   c.verbose = verbose && *verbose && std::strcmp(verbose, "0") != 0;
   return c;

@@ -658,7 +658,7 @@ int TcpTransport::drive(MessageSink* sink) {
   // With a few established peers and nothing else going on, one recv per peer is cheaper than
   // epoll_wait followed by recv: poll them directly and ask epoll (for new callers, handshakes,
   // writable sockets) only every kEpollEvery calls.
-  if (++drive_calls_ % kEpollEvery != 0 && direct_poll_ok()) {
+  if (config_.poll_by_recv && ++drive_calls_ % kEpollEvery != 0 && direct_poll_ok()) {
     for (size_t i = 0; i < connections_.size(); ++i) {
       Connection& c = *connections_[i];
       if (c.state == ConnectionState::kEstablished) read_socket(c, sink, handled);
