@@ -292,6 +292,20 @@ TEST(TcpConfig, ReadsTheEnvironmentAndNamesBadVariables) {
     ScopedEnv a("XMSG_TCP_MAX_PAYLOAD", "1048576"), b("XMSG_TCP_QUEUE_BYTES", "65536");
     EXPECT_THROW(TcpConfig::from_environment(), TransportError);
   }
+  EXPECT_TRUE(TcpConfig::from_environment().poll_by_recv);
+  {
+    ScopedEnv a("XMSG_TCP_POLL", "epoll");
+    EXPECT_FALSE(TcpConfig::from_environment().poll_by_recv);
+  }
+  {
+    ScopedEnv a("XMSG_TCP_POLL", "sometimes");
+    try {
+      TcpConfig::from_environment();
+      FAIL() << "accepted XMSG_TCP_POLL=sometimes";
+    } catch (const TransportError& e) {
+      EXPECT_NE(std::string(e.what()).find("XMSG_TCP_POLL"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(TcpConfig, ChoosesAnAddress) {
