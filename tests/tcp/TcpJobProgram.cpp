@@ -8,6 +8,9 @@
 //                           rank's buffer at once (1 B to the whole 6 MiB, unaligned offsets),
 //                           with eager messages interleaved; out-of-range and unknown-key reads
 //                           are refused with an error, not served
+//   xmsg_tcp_job push       rendezvous RTSs carry the head of their buffer: read inside the
+//                           sink call (head lands in place), after it (head buffered), and
+//                           truncated to less than the head; every byte checked
 //   xmsg_tcp_job intruder   rank 0 attacks rank 1's listener with plain sockets (junk, a forged
 //                           proof, silence); rank 1 must close them and the job go on
 //   xmsg_tcp_job reset      rank 1 resets all its sockets (as a crash does, but staying alive so
@@ -235,6 +238,91 @@ void remote_read() {
   if (job.rank == 0) std::printf("xmsg_tcp_job: read OK (%d ranks)\n", job.size);
 }
 
+// RTS messages whose head the transport pushes behind them; reads issued from the sink (as the
+// runtime does for a matched RTS) or later (an unexpected RTS matched afterwards).
+struct PushSink final : transport::MessageSink {
+  transport::Transport* tcp = nullptr;
+  struct Arrival {
+    int peer;
+    uint64_t tag;
+    transport::MemoryHandle handle;
+    std::vector<std::byte> dst;
+    ReadResult result;
+  };
+  std::vector<std::unique_ptr<Arrival>> arrivals;
+  std::vector<std::string> failures;
+  size_t finished_peers = 0;  // peers that read everything they wanted from us
+  static size_t wanted(uint64_t tag, uint64_t length) { return tag % 4 == 2 ? 1000 : tag % 4 == 3 ? 100 : length; }
+  static bool read_at_once(uint64_t tag) { return tag % 4 == 0 || tag % 4 == 2; }
+  void start(Arrival& a) { tcp->read_remote(a.peer, a.handle, 0, a.dst, a.result); }
+  void on_message(const WireHeader& h, std::span<const std::byte> payload) override {
+    if (h.kind == MessageKind::kEager) {
+      ++finished_peers;
+      return;
+    }
+    check(h.kind == MessageKind::kRendezvousRts && payload.size() == sizeof(transport::RendezvousDescriptor),
+          "expected an RTS with a descriptor");
+    transport::RendezvousDescriptor d;
+    std::memcpy(&d, payload.data(), sizeof d);
+    auto a = std::make_unique<Arrival>();
+    a->peer = static_cast<int>(h.source);
+    a->tag = d.request;
+    a->handle = d.handle;
+    a->dst.resize(wanted(d.request, d.handle.length));
+    if (read_at_once(a->tag)) start(*a);
+    arrivals.push_back(std::move(a));
+  }
+  void on_peer_failure(int, const std::string& reason) override { failures.push_back(reason); }
+};
+
+void pushed_rendezvous() {
+  Job job;
+  PushSink sink;
+  sink.tcp = job.tcp.get();
+  const size_t length = 1 << 20, per_peer = 8;
+  std::vector<std::vector<std::byte>> buffers;
+  std::vector<transport::MemoryHandle> handles;
+  for (int p = 0; p < job.size; ++p) {
+    if (p == job.rank) continue;
+    for (uint64_t tag = 0; tag < per_peer; ++tag) {
+      buffers.emplace_back(length);
+      for (size_t i = 0; i < length; ++i) buffers.back()[i] = exposed_byte(job.rank + static_cast<int>(tag), i);
+      handles.push_back(job.tcp->expose(buffers.back().data(), length));
+      const transport::RendezvousDescriptor d{tag, handles.back()};
+      WireHeader h{static_cast<uint32_t>(job.rank), 0, 0, MessageKind::kRendezvousRts, 0, 0, length};
+      while (!job.tcp->try_send(p, h, std::as_bytes(std::span(&d, 1)))) job.tcp->progress(sink);
+    }
+  }
+  const size_t expected = per_peer * static_cast<size_t>(job.size - 1);
+  auto pump = [&] {
+    job.tcp->progress(sink);
+    if (!sink.failures.empty()) die("peer failure: " + sink.failures.front());
+  };
+  while (sink.arrivals.size() < expected) pump();
+  for (auto& a : sink.arrivals)
+    if (!PushSink::read_at_once(a->tag)) sink.start(*a);
+  for (auto& a : sink.arrivals)
+    while (!a->result.done) pump();
+  for (auto& a : sink.arrivals) {
+    const std::string what = "pushed rendezvous " + std::to_string(a->tag) + " from rank " + std::to_string(a->peer);
+    check(a->result.ok, what + " failed: " + a->result.reason);
+    for (size_t i = 0; i < a->dst.size(); ++i)
+      if (a->dst[i] != exposed_byte(a->peer + static_cast<int>(a->tag), i)) die(what + ": wrong byte at " + std::to_string(i));
+  }
+  // Peers may still ask us for the rest of their messages: serve until every one is done.
+  for (int p = 0; p < job.size; ++p) {
+    if (p == job.rank) continue;
+    WireHeader done{static_cast<uint32_t>(job.rank), 0, 0, MessageKind::kEager, 0, 0, 0};
+    while (!job.tcp->try_send(p, done, {})) pump();
+  }
+  while (sink.finished_peers < static_cast<size_t>(job.size - 1)) pump();
+  while (!transport::tcp_output_flushed(*job.tcp)) pump();
+  job.boot->fence(false);  // nobody reads our buffers any more
+  for (auto& h : handles) job.tcp->release(h);
+  job.finish();
+  if (job.rank == 0) std::printf("xmsg_tcp_job: push OK (%d ranks)\n", job.size);
+}
+
 int connect_to(const std::string& address) {
   auto colon = address.rfind(':');
   sockaddr_in sa{};
@@ -424,11 +512,12 @@ int main(int argc, char** argv) {
     if (mode == "exchange") exchange();
     else if (mode == "intruder") intruder();
     else if (mode == "read") remote_read();
+    else if (mode == "push") pushed_rendezvous();
     else if (mode == "kill") kill_mid_transfer();
     else if (mode == "reset") reset_mid_transfer();
     else if (mode == "pingpong") pingpong(argc > 2 ? std::stoul(argv[2]) : 0, argc > 3 ? std::stoi(argv[3]) : 10000);
     else {
-      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|read|intruder|reset|kill|pingpong (got '%s')\n", mode.c_str());
+      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|read|push|intruder|reset|kill|pingpong (got '%s')\n", mode.c_str());
       return 2;
     }
   } catch (const std::exception& e) {

@@ -17,6 +17,10 @@ enum class FrameType : uint32_t {
   kBye = 0x58540002,          // orderly end: the EOF that follows is not a failure
   kReadRequest = 0x58540003,  // payload ReadRequest: send me a range of a buffer you exposed
   kReadData = 0x58540004,     // payload ReadData; then ReadData.length raw bytes of the range
+  kDataThenPush = 0x58540005, // a kRendezvousRts for the sink, its payload followed by a uint64
+                              // push length (not for the sink); a kPush frame comes next
+  kPush = 0x58540006,         // payload Push; then Push.length raw bytes: the head of the
+                              // exposed buffer named by the RTS before it, sent unasked
 };
 
 // The tcp form of a remote read (rendezvous): the reader names the range, the owner streams it
@@ -26,6 +30,10 @@ struct ReadRequest {
   uint64_t offset;  // into the exposed buffer
   uint64_t length;
   uint64_t read_id;  // the reader's, echoed in ReadData
+};
+struct PushHeader {
+  uint64_t key;
+  uint64_t length;
 };
 struct ReadData {
   uint64_t read_id;

@@ -178,6 +178,7 @@ void TcpTransport::fail_peer(Peer& p, const std::string& cause) {
   p.queue.clear();
   // The runtime fails the requests behind these reads when it hears of the failure.
   p.reads.clear();
+  std::erase_if(pushed_, [&](const auto& entry) { return entry.first.first == p.rank; });
   failures_pending_ = true;
 }
 
@@ -376,6 +377,14 @@ bool TcpTransport::try_send(int peer, const WireHeader& header, std::span<const 
     throw TransportError("tcp: try_send of " + std::to_string(payload.size()) + " bytes exceeds max_eager_payload " + std::to_string(config_.max_payload));
   // A dead peer's messages go nowhere; the runtime hears of it through on_peer_failure.
   if (p->failed) return true;
+  // The head of a rendezvous travels right behind its RTS, so the receiver asks only for the
+  // rest and the round trip overlaps with data (as Open MPI's tcp path does with its first
+  // fragment).
+  if (header.kind == MessageKind::kRendezvousRts && config_.rendezvous_push > 0 &&
+      payload.size() == sizeof(RendezvousDescriptor)) {
+    bool accepted = false;
+    if (try_send_pushed(*p, header, payload, accepted)) return accepted;
+  }
   size_t frame_bytes = sizeof(FrameHeader) + payload.size();
   if (!p->queue.empty() && p->queue.copied_bytes() + frame_bytes > config_.queue_limit) return false;
   FrameHeader fh{FrameType::kData, static_cast<uint32_t>(payload.size()), header};
@@ -458,6 +467,11 @@ bool TcpTransport::parse_frames(Connection& c, MessageSink* sink, int& handled) 
       c.direct_left -= take;
       if (c.direct_left > 0) return true;  // the rest goes from the socket to its destination
     }
+    if (c.push && c.push->landing) {
+      finish_push(c);
+      ++handled;
+      if (c.state == ConnectionState::kClosed) return false;  // the completion failed the peer
+    }
     if (c.direct_done) {
       ReadCompletion* done = std::exchange(c.direct_done, nullptr);
       c.direct = nullptr;
@@ -484,6 +498,34 @@ bool TcpTransport::parse_frames(Connection& c, MessageSink* sink, int& handled) 
         std::memcpy(&request, f.payload.data(), sizeof request);
         c.rx.consume(f.need);
         serve_read(p, request);
+        break;
+      }
+      case FrameType::kDataThenPush: {
+        RendezvousDescriptor rts;
+        uint64_t head = 0;
+        std::memcpy(&rts, f.payload.data(), sizeof rts);
+        std::memcpy(&head, f.payload.data() + sizeof rts, sizeof head);
+        if (c.push) {
+          fail_peer(p, "protocol error: a push was announced before the previous one arrived");
+          return false;
+        }
+        c.push.emplace();
+        c.push->key = rts.handle.key;
+        c.push->length = head;
+        // The sink may claim the head right here (read_remote of a matched RTS): it then lands
+        // in the receive buffer of the user directly.
+        if (sink) {
+          sink->on_message(f.header.wire, f.payload.first(sizeof rts));
+          ++handled;
+        }
+        c.rx.consume(f.need);
+        break;
+      }
+      case FrameType::kPush: {
+        PushHeader push;
+        std::memcpy(&push, f.payload.data(), sizeof push);
+        c.rx.consume(f.need);
+        if (!start_push(c, p, push)) return false;
         break;
       }
       case FrameType::kReadData: {
@@ -564,10 +606,94 @@ void TcpTransport::read_remote(int peer, const MemoryHandle& source, uint64_t of
   if (!p) return done.on_read_done(false, "tcp: rank " + std::to_string(peer) + " is not a tcp peer");
   if (p->failed) return done.on_read_done(false, p->failure);
   if (dst.empty()) return done.on_read_done(true, {});
+  Connection* c = p->established;
+  if (offset == 0 && c && c->push && c->push->key == source.key && !c->push->claimed) {
+    // The head is on its way (or arriving): it lands in dst; only the rest is asked for.
+    Connection::Push& push = *c->push;
+    push.claimed = true;
+    const size_t head = std::min<size_t>(push.length, dst.size());
+    push.dst = dst.first(head);
+    if (dst.size() > head) request_read(*p, source.key, head, dst.subspan(head), done);
+    else push.done = &done;  // the rest (if any) was read before this call; see finish_push
+    return;
+  }
+  if (offset == 0) {
+    auto it = pushed_.find({peer, source.key});
+    if (it != pushed_.end()) {
+      // The head arrived before its receive was posted (like an unexpected eager message).
+      std::vector<std::byte> head = std::move(it->second);
+      pushed_.erase(it);
+      const size_t n = std::min(head.size(), dst.size());
+      std::memcpy(dst.data(), head.data(), n);
+      if (dst.size() > n) return request_read(*p, source.key, n, dst.subspan(n), done);
+      return done.on_read_done(true, {});
+    }
+  }
+  request_read(*p, source.key, offset, dst, done);
+}
+
+void TcpTransport::request_read(Peer& p, uint64_t key, uint64_t offset, std::span<std::byte> dst, ReadCompletion& done) {
   const uint64_t id = next_read_id_++;
-  p->reads.push_back({id, dst, &done});
-  const ReadRequest request{source.key, offset, dst.size(), id};
-  queue_frame(*p, FrameHeader{FrameType::kReadRequest, sizeof request, {}}, std::as_bytes(std::span(&request, 1)));
+  p.reads.push_back({id, dst, &done});
+  const ReadRequest request{key, offset, dst.size(), id};
+  queue_frame(p, FrameHeader{FrameType::kReadRequest, sizeof request, {}}, std::as_bytes(std::span(&request, 1)));
+}
+
+bool TcpTransport::start_push(Connection& c, Peer& p, const PushHeader& header) {
+  if (!c.push || c.push->key != header.key || c.push->length != header.length || c.push->landing) {
+    fail_peer(p, "protocol error: pushed data that no RTS announced");
+    return false;
+  }
+  Connection::Push& push = *c.push;
+  push.landing = true;
+  if (push.claimed && push.dst.size() == header.length) {
+    c.direct = push.dst.data();
+  } else {
+    push.buffer.resize(header.length);
+    c.direct = push.buffer.data();
+  }
+  c.direct_left = header.length;
+  return true;
+}
+
+void TcpTransport::finish_push(Connection& c) {
+  Connection::Push push = std::move(*c.push);
+  c.push.reset();
+  c.direct = nullptr;
+  if (!push.claimed) {
+    pushed_[{c.peer, push.key}] = std::move(push.buffer);
+    return;
+  }
+  if (!push.buffer.empty()) std::memcpy(push.dst.data(), push.buffer.data(), push.dst.size());
+  if (push.done) push.done->on_read_done(true, {});
+}
+
+bool TcpTransport::try_send_pushed(Peer& p, const WireHeader& header, std::span<const std::byte> payload, bool& accepted) {
+  RendezvousDescriptor rts;
+  std::memcpy(&rts, payload.data(), sizeof rts);
+  auto it = exposed_.find(rts.handle.key);
+  if (it == exposed_.end()) return false;
+  const uint64_t head = std::min<uint64_t>(config_.rendezvous_push, it->second.size());
+  if (head == 0) return false;
+  const size_t copied = 2 * sizeof(FrameHeader) + payload.size() + sizeof head + sizeof(PushHeader);
+  if (!p.queue.empty() && p.queue.copied_bytes() + copied > config_.queue_limit) {
+    accepted = false;
+    return true;
+  }
+  const FrameHeader rts_frame{FrameType::kDataThenPush, static_cast<uint32_t>(payload.size() + sizeof head), header};
+  const FrameHeader push_frame{FrameType::kPush, sizeof(PushHeader), {}};
+  const PushHeader push{rts.handle.key, head};
+  p.queue.append(std::as_bytes(std::span(&rts_frame, 1)));
+  p.queue.append(payload);
+  p.queue.append(std::as_bytes(std::span(&head, 1)));
+  p.queue.append(std::as_bytes(std::span(&push_frame, 1)));
+  p.queue.append(std::as_bytes(std::span(&push, 1)));
+  // Valid until the receiver's FIN, which it sends only after the whole message arrived.
+  p.queue.append_borrowed(it->second.first(head));
+  accepted = true;
+  if (p.established) flush(p);
+  else if (!p.outgoing && !p.incoming) start_connect(p);
+  return true;
 }
 
 void TcpTransport::serve_read(Peer& p, const ReadRequest& request) {

@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +89,12 @@ class TcpTransport final : public Transport {
   bool parse_frames(Connection& c, MessageSink* sink, int& handled);
   void serve_read(Peer& p, const ReadRequest& request);
   bool start_read_data(Connection& c, Peer& p, const ReadData& data);
+  // Sends a kRendezvousRts with the head of its exposed buffer behind it; false: not applicable.
+  bool try_send_pushed(Peer& p, const WireHeader& header, std::span<const std::byte> payload, bool& accepted);
+  bool start_push(Connection& c, Peer& p, const PushHeader& push);
+  void finish_push(Connection& c);
+  // Sends a read request for `dst` (`offset` into the owner's buffer `key`).
+  void request_read(Peer& p, uint64_t key, uint64_t offset, std::span<std::byte> dst, ReadCompletion& done);
   // Queues one frame behind whatever waits for `p` and tries to send; no queue limit (internal).
   void queue_frame(Peer& p, const FrameHeader& fh, std::span<const std::byte> payload);
   bool handle_handshake(Connection& c);
@@ -124,6 +131,8 @@ class TcpTransport final : public Transport {
   bool failures_pending_ = false;
   size_t rejected_ = 0;
   std::unordered_map<uint64_t, std::span<const std::byte>> exposed_;  // by MemoryHandle.key
+  // Pushed heads whose RTS was not matched when they arrived, by (peer, key).
+  std::map<std::pair<int, uint64_t>, std::vector<std::byte>> pushed_;
   uint64_t next_key_ = 1;
   uint64_t next_read_id_ = 1;
 };
