@@ -26,6 +26,10 @@ constexpr size_t kReadBudget = 4 * 1024 * 1024;  // bytes read from one socket p
 constexpr auto kDisconnectTimeout = std::chrono::seconds(10);
 constexpr size_t kDirectPollMax = 4;     // established connections polled by recv directly
 constexpr unsigned kEpollEvery = 64;     // ... with an epoll_wait every this many calls
+// Rendezvous messages up to this size get their head pushed with the RTS. Measured here (2
+// ranks, 2 virtual nodes): the push saves 10-15% of the latency from 128 KiB to 1 MiB, but
+// costs 20-30% at 2 and 4 MiB (cause not found yet), so larger messages are only read.
+constexpr uint64_t kPushMaxMessage = 1 << 20;
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -672,7 +676,7 @@ bool TcpTransport::try_send_pushed(Peer& p, const WireHeader& header, std::span<
   RendezvousDescriptor rts;
   std::memcpy(&rts, payload.data(), sizeof rts);
   auto it = exposed_.find(rts.handle.key);
-  if (it == exposed_.end()) return false;
+  if (it == exposed_.end() || it->second.size() > kPushMaxMessage) return false;
   const uint64_t head = std::min<uint64_t>(config_.rendezvous_push, it->second.size());
   if (head == 0) return false;
   const size_t copied = 2 * sizeof(FrameHeader) + payload.size() + sizeof head + sizeof(PushHeader);
