@@ -16,8 +16,9 @@
 //     is the ready value of position 2^32 - 1). A ring with a single producer (two ranks on
 //     a node) does it the other way round: before publishing a record the producer marks the
 //     cell just past it as not ready when that cell last held payload, and the consumer never
-//     writes to the cells it reads. Measured on this VM, 2 ranks, window-64 bandwidth: 8-64 KiB
-//     +20-45% when cache-line hand-offs are cheap, 4-16 KiB -5-15% when they are slow.
+//     writes to the cells it reads. Measured on this VM, 2 ranks, window-64 bandwidth: 4-64 KiB
+//     +18-54% when cache-line hand-offs are cheap; when they are slow 8-16 KiB -7%, 32-64 KiB
+//     +12-32% (docs/shm.md).
 // Payloads of kAlignedFrom bytes or more start at the second cell, cache-line aligned.
 // A message never wraps: when it would cross the ring's end, the producer reserves the cells up
 // to the end as a skip record plus the message at the start, so the payload handed to the sink
