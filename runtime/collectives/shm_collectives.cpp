@@ -1,0 +1,240 @@
+// Collectives through one shared-memory region per communicator, for communicators whose
+// ranks all live on one node (chosen in algorithm_selection.cpp for small sizes).
+//
+// Every rank of the communicator runs the same sequence of collectives, so each numbers them
+// alike (NodeShm::seq). A rank announces "I arrived / my slot holds my data for collective s"
+// by storing s in its `posted` counter, and "I read nothing of collective s any more" by
+// storing s in its `done` counter; both only grow, so nobody ever resets a flag and a rank
+// that runs ahead never confuses an old collective with a new one. Collective s writes slot
+// s % 2 of a rank, so before writing it the rank waits until every peer is done with s - 2
+// (normally long true). Each collective is one phase: a rank writes its slot, then reads what
+// it needs as soon as it is posted. That matters when ranks outnumber cores: every extra
+// round of messages costs one more pass of the scheduler over all ranks.
+//
+// Waiting spins, then yields under the runtime's policy (xmsgi_idle); every 64 polls it runs
+// the point-to-point progress engine, so a peer blocked sending to us is drained and the
+// transports' liveness checks run, and every 1024 polls it asks whether a peer was found
+// dead, so a killed rank ends the collective with XMSG_ERR_PEER_FAILED instead of a hang.
+#include <xmsg/transport/shm/NodeCollectiveRegion.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <unordered_map>
+
+#include "algorithm_selection.hpp"
+#include "coll.hpp"
+#include "xmsg_internal.h"
+
+namespace xmsg::coll {
+
+using transport::shm::NodeCollectiveRegion;
+
+struct NodeShm {
+  NodeCollectiveRegion region;
+  uint64_t seq = 0;
+  bool usable = false;
+};
+
+namespace {
+
+std::unordered_map<int, std::unique_ptr<NodeShm>>& by_comm() {
+  static std::unordered_map<int, std::unique_ptr<NodeShm>> states;
+  return states;
+}
+
+enum SetupStatus : char { kSetupFailed = 0, kSetupOk = 1 };
+
+bool on_one_node(const Comm& c) {
+  std::vector<int> node_ids;
+  if (comm_node_ids(c.handle, c.size, &node_ids) != XMSG_SUCCESS) return false;
+  return std::all_of(node_ids.begin(), node_ids.end(), [&](int id) { return id == node_ids[0]; });
+}
+
+// Rank 0 creates the region and says whether it could; the others map it and answer; rank 0
+// unlinks the name (everyone has mapped it or given up) and sends the verdict, so every rank
+// takes the same path even when /dev/shm is full or a map fails.
+bool set_up(const Comm& c, NodeShm* s) {
+  uint32_t context = 0;
+  int creator = 0;
+  if (xmsgi_comm_context(c.handle, &context) != XMSG_SUCCESS ||
+      xmsgi_comm_world_rank(c.handle, 0, &creator) != XMSG_SUCCESS)
+    return false;
+  const std::string name = NodeCollectiveRegion::name_for(xmsgi_job_id(), context, creator);
+  const size_t slot = static_cast<size_t>(thresholds().shm_slot);
+  char mine = kSetupOk;
+  if (c.rank == 0) {
+    try {
+      s->region = NodeCollectiveRegion::create(name, c.size, slot);
+    } catch (const std::exception&) {
+      mine = kSetupFailed;
+    }
+    std::vector<char> answers(static_cast<size_t>(c.size), kSetupFailed);
+    {
+      Step step(c);
+      for (int r = 1; r < c.size; ++r) step.send(&mine, 1, r, kTagNodeRegion);
+      for (int r = 1; r < c.size; ++r) step.recv(&answers[static_cast<size_t>(r)], 1, r, kTagNodeRegion + 1);
+      if (step.wait() != XMSG_SUCCESS) mine = kSetupFailed;
+    }
+    s->region.unlink();
+    for (int r = 1; r < c.size; ++r)
+      if (answers[static_cast<size_t>(r)] != kSetupOk) mine = kSetupFailed;
+    Step verdict(c);
+    for (int r = 1; r < c.size; ++r) verdict.send(&mine, 1, r, kTagNodeRegion + 2);
+    if (verdict.wait() != XMSG_SUCCESS) mine = kSetupFailed;
+  } else {
+    char created = kSetupFailed;
+    if (sendrecv(c, nullptr, 0, -1, &created, 1, 0, kTagNodeRegion) != XMSG_SUCCESS) created = kSetupFailed;
+    if (created == kSetupOk) {
+      try {
+        s->region = NodeCollectiveRegion::open(name, c.size, slot);
+      } catch (const std::exception&) {
+        mine = kSetupFailed;
+      }
+    } else {
+      mine = kSetupFailed;
+    }
+    if (sendrecv(c, &mine, 1, 0, nullptr, 0, -1, kTagNodeRegion + 1) != XMSG_SUCCESS ||
+        sendrecv(c, nullptr, 0, -1, &mine, 1, 0, kTagNodeRegion + 2) != XMSG_SUCCESS)
+      mine = kSetupFailed;
+  }
+  if (mine != kSetupOk) s->region = NodeCollectiveRegion();
+  return mine == kSetupOk;
+}
+
+// Waits until ready() holds (see the file comment for what happens while waiting).
+template <class Ready>
+int wait_for(const Comm& c, const char* func, Ready&& ready) {
+  unsigned spins = 0;
+  for (uint32_t polls = 1; !ready(); ++polls) {
+    xmsgi_idle(&spins);
+    if ((polls & 63) == 0) {
+      xmsgi_progress();
+      if ((polls & 1023) == 0)
+        for (int r = 0; r < c.size; ++r)
+          if (int e = xmsgi_check_peer(c.handle, r, func)) return e;
+    }
+  }
+  return XMSG_SUCCESS;
+}
+
+uint64_t posted(const NodeShm& s, int rank) {
+  return s.region.control(rank).posted.load(std::memory_order_acquire);
+}
+
+// Waits until every rank has posted collective `seq`.
+int wait_all_posted(const NodeShm& s, const Comm& c, uint64_t seq, const char* func) {
+  int next = 0;  // ranks below `next` are known to have posted
+  return wait_for(c, func, [&] {
+    while (next < c.size && posted(s, next) >= seq) ++next;
+    return next == c.size;
+  });
+}
+
+// Starts collective number s: waits until nobody reads our slot s % 2 any more (its last
+// contents were those of collective s - 2) and returns the slot.
+int claim_slot(NodeShm& s, const Comm& c, uint64_t seq, const char* func, std::byte** slot) {
+  *slot = s.region.slot(c.rank, seq);
+  if (seq < 3) return XMSG_SUCCESS;
+  int next = 0;
+  return wait_for(c, func, [&] {
+    while (next < c.size && s.region.control(next).done.load(std::memory_order_acquire) >= seq - 2) ++next;
+    return next == c.size;
+  });
+}
+
+void publish(NodeShm& s, const Comm& c, uint64_t seq) {
+  s.region.control(c.rank).posted.store(seq, std::memory_order_release);
+}
+
+int finish(NodeShm& s, const Comm& c, uint64_t seq, int error) {
+  s.region.control(c.rank).done.store(seq, std::memory_order_release);
+  return error;
+}
+
+// Folds every rank's vector in rank order: v0 op (v1 op (... op v(n-1))); associativity (MPI's
+// requirement of every op) makes that the rank-order result, and every rank that folds gets
+// the same bits.
+void fold_slots(const NodeShm& s, const Comm& c, uint64_t seq, void* out, int64_t count, const ReduceOp& op) {
+  const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
+  copy_bytes(out, s.region.slot(c.size - 1, seq), bytes);
+  for (int r = c.size - 2; r >= 0; --r) op.apply(s.region.slot(r, seq), out, count);
+}
+
+}  // namespace
+
+NodeShm* node_shm(const Comm& c) {
+  if (c.members || c.size < 2 || !thresholds().shm) return nullptr;
+  auto& state = by_comm()[c.handle];
+  if (!state) {
+    state = std::make_unique<NodeShm>();
+    state->usable = on_one_node(c) && set_up(c, state.get());
+  }
+  return state->usable ? state.get() : nullptr;
+}
+
+int shm_barrier(NodeShm& s, const Comm& c) {
+  const uint64_t seq = ++s.seq;
+  publish(s, c, seq);
+  return finish(s, c, seq, wait_all_posted(s, c, seq, "xmsg_barrier"));
+}
+
+int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
+  const char* func = "xmsg_bcast";
+  const uint64_t seq = ++s.seq;
+  if (c.rank == root) {
+    std::byte* slot = nullptr;
+    if (int e = claim_slot(s, c, seq, func, &slot)) return finish(s, c, seq, e);
+    copy_bytes(slot, buf, bytes);
+    publish(s, c, seq);
+    return finish(s, c, seq, XMSG_SUCCESS);
+  }
+  int e = wait_for(c, func, [&] { return posted(s, root) >= seq; });
+  if (e == XMSG_SUCCESS) copy_bytes(buf, s.region.slot(root, seq), bytes);
+  return finish(s, c, seq, e);
+}
+
+int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
+               int root, bool everyone) {
+  const char* func = everyone ? "xmsg_allreduce" : "xmsg_reduce";
+  const uint64_t seq = ++s.seq;
+  std::byte* slot = nullptr;
+  if (int e = claim_slot(s, c, seq, func, &slot)) return finish(s, c, seq, e);
+  copy_bytes(slot, sendbuf, count * static_cast<int64_t>(op.elem_size));
+  publish(s, c, seq);
+  if (!everyone && c.rank != root) return finish(s, c, seq, XMSG_SUCCESS);
+  int e = wait_all_posted(s, c, seq, func);
+  if (e == XMSG_SUCCESS) fold_slots(s, c, seq, recvbuf, count, op);
+  return finish(s, c, seq, e);
+}
+
+int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+  const char* func = "xmsg_alltoall";
+  const uint64_t seq = ++s.seq;
+  const int n = c.size, me = c.rank;
+  std::byte* slot = nullptr;
+  if (int e = claim_slot(s, c, seq, func, &slot)) return finish(s, c, seq, e);
+  copy_bytes(slot, sendbuf, n * block);
+  publish(s, c, seq);
+  copy_bytes(at(recvbuf, me * block), slot + me * block, block);
+  // Take each peer's block as soon as that peer has posted, starting with the next rank up
+  // (the order the pairwise algorithms use, so ranks do not all read one slot at once).
+  int copied = 1;
+  std::vector<char> have(static_cast<size_t>(n), 0);
+  have[static_cast<size_t>(me)] = 1;
+  int e = wait_for(c, func, [&] {
+    for (int step = 1; step < n; ++step) {
+      const int from = (me + step) % n;
+      if (have[static_cast<size_t>(from)] || posted(s, from) < seq) continue;
+      copy_bytes(at(recvbuf, from * block), s.region.slot(from, seq) + me * block, block);
+      have[static_cast<size_t>(from)] = 1;
+      ++copied;
+    }
+    return copied == n;
+  });
+  return finish(s, c, seq, e);
+}
+
+}  // namespace xmsg::coll
+
+void xmsgi_coll_comm_freed(xmsg_comm_t comm) { xmsg::coll::by_comm().erase(comm); }
