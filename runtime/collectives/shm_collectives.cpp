@@ -11,10 +11,13 @@
 // it needs as soon as it is posted. That matters when ranks outnumber cores: every extra
 // round of messages costs one more pass of the scheduler over all ranks.
 //
-// Waiting spins, then yields under the runtime's policy (xmsgi_idle); every 64 polls it runs
-// the point-to-point progress engine, so a peer blocked sending to us is drained and the
-// transports' liveness checks run, and every 1024 polls it asks whether a peer was found
-// dead, so a killed rank ends the collective with XMSG_ERR_PEER_FAILED instead of a hang.
+// Waiting spins, then yields under the runtime's policy (xmsgi_idle). It runs the
+// point-to-point progress engine every 8 polls, and every poll once the wait is long (256
+// polls), so a peer blocked sending to us is drained and the transports' liveness checks run
+// (the shm transport checks once per 256 idle progress calls: fewer calls made a dead peer
+// take seconds to notice among yielding ranks on a loaded machine); every 256 polls it asks
+// whether a peer was found dead, so a killed rank ends the collective with
+// XMSG_ERR_PEER_FAILED instead of a hang.
 #include <xmsg/transport/shm/NodeCollectiveRegion.hpp>
 
 #include <algorithm>
@@ -108,9 +111,9 @@ int wait_for(const Comm& c, const char* func, Ready&& ready) {
   unsigned spins = 0;
   for (uint32_t polls = 1; !ready(); ++polls) {
     xmsgi_idle(&spins);
-    if ((polls & 63) == 0) {
+    if (polls > 256 || (polls & 7) == 0) {
       xmsgi_progress();
-      if ((polls & 1023) == 0)
+      if ((polls & 255) == 0)
         for (int r = 0; r < c.size; ++r)
           if (int e = xmsgi_check_peer(c.handle, r, func)) return e;
     }

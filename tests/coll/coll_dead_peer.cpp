@@ -34,5 +34,7 @@ int main(int argc, char** argv) {
     std::printf("UNEXPECTED: rank %d rc=%d %s\n", rank, rc, xmsg_last_error_message());
   }
   std::fflush(stdout);
+  // Stay a while so the other survivor finds rank 2 dead, not us.
+  usleep(2000000);
   _exit(0);
 }
