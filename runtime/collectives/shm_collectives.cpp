@@ -223,14 +223,16 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
   // Take each peer's block as soon as that peer has posted, starting with the next rank up
   // (the order the pairwise algorithms use, so ranks do not all read one slot at once).
   int copied = 1;
-  std::vector<char> have(static_cast<size_t>(n), 0);
-  have[static_cast<size_t>(me)] = 1;
+  char have_inline[64] = {};  // no allocation for the small communicators this path is for
+  std::vector<char> have_more(n > 64 ? static_cast<size_t>(n) : 0, 0);
+  char* have = n > 64 ? have_more.data() : have_inline;
+  have[me] = 1;
   int e = wait_for(c, func, [&] {
     for (int step = 1; step < n; ++step) {
       const int from = (me + step) % n;
-      if (have[static_cast<size_t>(from)] || posted(s, from) < seq) continue;
+      if (have[from] || posted(s, from) < seq) continue;
       copy_bytes(at(recvbuf, from * block), s.region.slot(from, seq) + me * block, block);
-      have[static_cast<size_t>(from)] = 1;
+      have[from] = 1;
       ++copied;
     }
     return copied == n;
