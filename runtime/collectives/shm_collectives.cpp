@@ -2,13 +2,14 @@
 // ranks all live on one node (chosen in algorithm_selection.cpp for small sizes).
 //
 // Every rank of the communicator runs the same sequence of collectives, so each numbers them
-// alike (NodeShm::seq). A rank announces "I arrived / my slot holds my data for collective s"
-// by storing s in its `posted` counter, and "I read nothing of collective s any more" by
-// storing s in its `done` counter; both only grow, so nobody ever resets a flag and a rank
-// that runs ahead never confuses an old collective with a new one. Collective s writes slot
-// s % 2 of a rank, so before writing it the rank waits until every peer is done with s - 2
-// (normally long true). Each collective is one phase: a rank writes its slot, then reads what
-// it needs as soon as it is posted. That matters when ranks outnumber cores: every extra
+// alike (NodeShm::seq). A rank announces "I arrived / my data for collective s is in place"
+// by storing s in its `posted` counter of half s % 2 (data up to 56 bytes sits in that
+// counter's cache line, larger data in the rank's slot of that half), and "I read nothing of
+// collective s any more" by storing s in its `done` counter; counters only grow, so nobody
+// ever resets a flag and a rank that runs ahead never confuses an old collective with a new
+// one. Before writing half s % 2 a rank waits until every peer is done with s - 2 (normally
+// long true). Each collective is one phase: a rank writes its data, then reads what it needs
+// as soon as it is posted. That matters when ranks outnumber cores: every extra
 // round of messages costs one more pass of the scheduler over all ranks.
 //
 // Waiting spins, then yields under the runtime's policy (xmsgi_idle). It runs the
@@ -121,37 +122,37 @@ int wait_for(const Comm& c, const char* func, Ready&& ready) {
   return XMSG_SUCCESS;
 }
 
-uint64_t posted(const NodeShm& s, int rank) {
-  return s.region.control(rank).posted.load(std::memory_order_acquire);
+bool has_posted(const NodeShm& s, int rank, uint64_t seq) {
+  return s.region.posted(rank, seq).load(std::memory_order_acquire) >= seq;
 }
 
 // Waits until every rank has posted collective `seq`.
 int wait_all_posted(const NodeShm& s, const Comm& c, uint64_t seq, const char* func) {
   int next = 0;  // ranks below `next` are known to have posted
   return wait_for(c, func, [&] {
-    while (next < c.size && posted(s, next) >= seq) ++next;
+    while (next < c.size && has_posted(s, next, seq)) ++next;
     return next == c.size;
   });
 }
 
-// Starts collective number s: waits until nobody reads our slot s % 2 any more (its last
-// contents were those of collective s - 2) and returns the slot.
-int claim_slot(NodeShm& s, const Comm& c, uint64_t seq, const char* func, std::byte** slot) {
-  *slot = s.region.slot(c.rank, seq);
+// Starts collective number s: waits until nobody reads our half s % 2 any more (its last
+// contents were those of collective s - 2) and returns where our `bytes` of data go.
+int claim_slot(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, const char* func, std::byte** slot) {
+  *slot = s.region.data(c.rank, seq, static_cast<size_t>(bytes));
   if (seq < 3) return XMSG_SUCCESS;
   int next = 0;
   return wait_for(c, func, [&] {
-    while (next < c.size && s.region.control(next).done.load(std::memory_order_acquire) >= seq - 2) ++next;
+    while (next < c.size && s.region.done(next).load(std::memory_order_acquire) >= seq - 2) ++next;
     return next == c.size;
   });
 }
 
 void publish(NodeShm& s, const Comm& c, uint64_t seq) {
-  s.region.control(c.rank).posted.store(seq, std::memory_order_release);
+  s.region.posted(c.rank, seq).store(seq, std::memory_order_release);
 }
 
 int finish(NodeShm& s, const Comm& c, uint64_t seq, int error) {
-  s.region.control(c.rank).done.store(seq, std::memory_order_release);
+  s.region.done(c.rank).store(seq, std::memory_order_release);
   return error;
 }
 
@@ -159,9 +160,9 @@ int finish(NodeShm& s, const Comm& c, uint64_t seq, int error) {
 // requirement of every op) makes that the rank-order result, and every rank that folds gets
 // the same bits.
 void fold_slots(const NodeShm& s, const Comm& c, uint64_t seq, void* out, int64_t count, const ReduceOp& op) {
-  const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
-  copy_bytes(out, s.region.slot(c.size - 1, seq), bytes);
-  for (int r = c.size - 2; r >= 0; --r) op.apply(s.region.slot(r, seq), out, count);
+  const size_t bytes = static_cast<size_t>(count) * op.elem_size;
+  copy_bytes(out, s.region.data(c.size - 1, seq, bytes), static_cast<int64_t>(bytes));
+  for (int r = c.size - 2; r >= 0; --r) op.apply(s.region.data(r, seq, bytes), out, count);
 }
 
 }  // namespace
@@ -187,13 +188,13 @@ int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
   const uint64_t seq = ++s.seq;
   if (c.rank == root) {
     std::byte* slot = nullptr;
-    if (int e = claim_slot(s, c, seq, func, &slot)) return finish(s, c, seq, e);
+    if (int e = claim_slot(s, c, seq, bytes, func, &slot)) return finish(s, c, seq, e);
     copy_bytes(slot, buf, bytes);
     publish(s, c, seq);
     return finish(s, c, seq, XMSG_SUCCESS);
   }
-  int e = wait_for(c, func, [&] { return posted(s, root) >= seq; });
-  if (e == XMSG_SUCCESS) copy_bytes(buf, s.region.slot(root, seq), bytes);
+  int e = wait_for(c, func, [&] { return has_posted(s, root, seq); });
+  if (e == XMSG_SUCCESS) copy_bytes(buf, s.region.data(root, seq, static_cast<size_t>(bytes)), bytes);
   return finish(s, c, seq, e);
 }
 
@@ -202,8 +203,9 @@ int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, in
   const char* func = everyone ? "xmsg_allreduce" : "xmsg_reduce";
   const uint64_t seq = ++s.seq;
   std::byte* slot = nullptr;
-  if (int e = claim_slot(s, c, seq, func, &slot)) return finish(s, c, seq, e);
-  copy_bytes(slot, sendbuf, count * static_cast<int64_t>(op.elem_size));
+  const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
+  if (int e = claim_slot(s, c, seq, bytes, func, &slot)) return finish(s, c, seq, e);
+  copy_bytes(slot, sendbuf, bytes);
   publish(s, c, seq);
   if (!everyone && c.rank != root) return finish(s, c, seq, XMSG_SUCCESS);
   int e = wait_all_posted(s, c, seq, func);
@@ -216,7 +218,7 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
   const uint64_t seq = ++s.seq;
   const int n = c.size, me = c.rank;
   std::byte* slot = nullptr;
-  if (int e = claim_slot(s, c, seq, func, &slot)) return finish(s, c, seq, e);
+  if (int e = claim_slot(s, c, seq, n * block, func, &slot)) return finish(s, c, seq, e);
   copy_bytes(slot, sendbuf, n * block);
   publish(s, c, seq);
   copy_bytes(at(recvbuf, me * block), slot + me * block, block);
@@ -230,8 +232,8 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
   int e = wait_for(c, func, [&] {
     for (int step = 1; step < n; ++step) {
       const int from = (me + step) % n;
-      if (have[from] || posted(s, from) < seq) continue;
-      copy_bytes(at(recvbuf, from * block), s.region.slot(from, seq) + me * block, block);
+      if (have[from] || !has_posted(s, from, seq)) continue;
+      copy_bytes(at(recvbuf, from * block), s.region.data(from, seq, static_cast<size_t>(n * block)) + me * block, block);
       have[from] = 1;
       ++copied;
     }

@@ -40,7 +40,7 @@ NodeCollectiveRegion NodeCollectiveRegion::create(const std::string& name, int r
   // The object is fresh (ftruncate zero-fills it), so the counters start at 0.
   auto* header = static_cast<Header*>(segment->data());
   for (int r = 0; r < ranks; ++r)
-    new (static_cast<std::byte*>(segment->data()) + kStride * (1 + static_cast<size_t>(r))) RankControl{{0}, {0}};
+    new (static_cast<std::byte*>(segment->data()) + kStride * (1 + static_cast<size_t>(r))) RankControl();
   header->ranks = static_cast<uint64_t>(ranks);
   header->slot_bytes = slot_bytes;
   std::atomic_ref<uint64_t>(header->magic).store(kRegionMagic, std::memory_order_release);

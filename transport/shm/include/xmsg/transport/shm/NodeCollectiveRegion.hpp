@@ -4,10 +4,12 @@
 // cleanup of /xmsg-<job_id>-* removes it after a kill -9; its creator unlinks it as soon as
 // every member has mapped it.
 //
-// Layout: a header line, then per rank one control block (the rank's `posted` and `done`
-// sequence numbers, alone on their own 128-byte pair of cache lines so adjacent-line
-// prefetch never makes two writers share) and two data slots (collective number s uses slot
-// s % 2, so a writer may run one collective ahead of its slowest reader).
+// Layout: a header, then per rank one control block and two data slots. Collective number s
+// uses half s % 2 of everything a rank writes, so a writer may run one collective ahead of its
+// slowest reader. A control block holds, per half, one cache line with the rank's `posted`
+// counter and up to kInlineBytes of data (a reader that sees the counter has the data in the
+// same line: one cache-line transfer instead of two), then a line with its `done` counter;
+// blocks are 256 bytes apart so adjacent-line prefetch never makes two writers share.
 #pragma once
 
 #include <atomic>
@@ -22,14 +24,20 @@ class Segment;
 
 class NodeCollectiveRegion {
  public:
-  static constexpr size_t kStride = 128;
+  static constexpr size_t kStride = 256;
+  static constexpr size_t kInlineBytes = 56;
 
-  struct alignas(kStride) RankControl {
-    // Number of the last collective in which this rank arrived / published its slot.
+  struct alignas(64) PostLine {
+    // Number of the last collective of this half in which the rank arrived / published data.
     std::atomic<uint64_t> posted;
-    // Number of the last collective this rank finished (it reads no slot of it any more).
-    std::atomic<uint64_t> done;
+    std::byte data[kInlineBytes];
   };
+  struct alignas(kStride) RankControl {
+    PostLine half[2];
+    // Number of the last collective this rank finished (it reads nothing of it any more).
+    alignas(64) std::atomic<uint64_t> done;
+  };
+  static_assert(sizeof(PostLine) == 64 && sizeof(RankControl) == kStride);
   static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared atomics must be address-free");
 
   NodeCollectiveRegion();
@@ -57,8 +65,12 @@ class NodeCollectiveRegion {
   RankControl& control(int rank) const {
     return *reinterpret_cast<RankControl*>(base_ + kStride * (1 + static_cast<size_t>(rank)));
   }
-  // The slot `rank` writes in collective number `seq`.
-  std::byte* slot(int rank, uint64_t seq) const {
+  std::atomic<uint64_t>& posted(int rank, uint64_t seq) const { return control(rank).half[seq & 1].posted; }
+  std::atomic<uint64_t>& done(int rank) const { return control(rank).done; }
+  // Where `rank` puts `bytes` of data in collective number `seq`: beside its posted counter
+  // when they fit there, else its slot.
+  std::byte* data(int rank, uint64_t seq, size_t bytes) const {
+    if (bytes <= kInlineBytes) return control(rank).half[seq & 1].data;
     return slots_ + (2 * static_cast<size_t>(rank) + (seq & 1)) * slot_bytes_;
   }
 
