@@ -34,7 +34,13 @@ int main(int argc, char** argv) {
     std::printf("UNEXPECTED: rank %d rc=%d %s\n", rank, rc, xmsg_last_error_message());
   }
   std::fflush(stdout);
-  // Stay a while so the other survivor finds rank 2 dead, not us.
-  usleep(2000000);
+  // Neither survivor leaves before the other has seen rank 2 fail (else the slower one could
+  // find the faster one gone first): a point-to-point exchange between the two live ranks.
+  const int other = 1 - rank;
+  int token = rank, got = -1;
+  xmsg_request_t request = XMSG_REQUEST_NULL;
+  xmsg_isend(&token, 1, XMSG_INT, other, 7, XMSG_COMM_WORLD, &request);
+  xmsg_recv(&got, 1, XMSG_INT, other, 7, XMSG_COMM_WORLD, XMSG_STATUS_IGNORE);
+  xmsg_wait(&request, XMSG_STATUS_IGNORE);
   _exit(0);
 }
