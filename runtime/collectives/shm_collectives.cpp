@@ -177,10 +177,23 @@ NodeShm* node_shm(const Comm& c) {
   return state->usable ? state.get() : nullptr;
 }
 
+// Rank 0 posts last, once it has seen everyone arrive, and the others wait only for rank 0.
+// Rank 0 thus leaves first: a collective rooted at rank 0 right after (OSU's bcast loop)
+// finds the root's data already posted instead of waiting for the root to be scheduled again.
 int shm_barrier(NodeShm& s, const Comm& c) {
+  const char* func = "xmsg_barrier";
   const uint64_t seq = ++s.seq;
-  publish(s, c, seq);
-  return finish(s, c, seq, wait_all_posted(s, c, seq, "xmsg_barrier"));
+  if (c.rank != 0) {
+    publish(s, c, seq);
+    return finish(s, c, seq, wait_for(c, func, [&] { return has_posted(s, 0, seq); }));
+  }
+  int next = 1;
+  int e = wait_for(c, func, [&] {
+    while (next < c.size && has_posted(s, next, seq)) ++next;
+    return next == c.size;
+  });
+  if (e == XMSG_SUCCESS) publish(s, c, seq);
+  return finish(s, c, seq, e);
 }
 
 int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
