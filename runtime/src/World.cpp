@@ -172,9 +172,7 @@ World::~World() {
 
 Request* World::new_request(ReqType type) {
   Request* r = pool_.get();
-  *r = Request{};
-  r->magic = Request::kMagic;
-  r->type = type;
+  r->reset(type);
   return r;
 }
 

@@ -130,6 +130,46 @@ TEST(Matching, OrderUnderManyOutstandingMessages) {
   p2p_barrier();
 }
 
+// One sender's small messages travel through its mailbox lane, longer ones through the shared
+// ring, and a full mailbox spills into the ring: order must hold across the lanes, both when
+// the messages pile up unexpected and when the receiver keeps pace.
+TEST(Matching, OrderAcrossMailboxAndRingLanes) {
+  const int rank = world_rank(), size = world_size();
+  if (size < 2) GTEST_SKIP() << "needs at least 2 ranks";
+  constexpr int kPerSender = 1500;
+  auto size_of = [](int k) -> size_t {
+    if (k % 500 == 250) return 70000 + k;  // rendezvous
+    if (k % 97 == 0) return 33 + k % 200;  // just past the mailbox
+    return k % 33;                          // mailbox (0-32 bytes), 300+ in a row overflow it
+  };
+  for (bool pile_up : {true, false}) {
+    if (rank != 0) {
+      std::vector<std::vector<uint8_t>> bufs(kPerSender);
+      std::vector<xmsg_request_t> reqs(kPerSender);
+      for (int k = 0; k < kPerSender; ++k) {
+        bufs[k] = make_payload(k, rank, size_of(k));
+        XMSG_OK(xmsg_isend(bufs[k].data(), bufs[k].size(), XMSG_BYTE, 0, k, XMSG_COMM_WORLD, &reqs[k]));
+      }
+      if (pile_up) p2p_barrier();
+      XMSG_OK(xmsg_waitall(kPerSender, reqs.data(), XMSG_STATUSES_IGNORE));
+    } else {
+      if (pile_up) p2p_barrier();
+      std::vector<int> next(size, 0);
+      std::vector<uint8_t> buf(80000);
+      for (int i = 0; i < kPerSender * (size - 1); ++i) {
+        xmsg_status_t st;
+        XMSG_OK(xmsg_recv(buf.data(), buf.size(), XMSG_BYTE, XMSG_ANY_SOURCE, XMSG_ANY_TAG, XMSG_COMM_WORLD, &st));
+        const int k = next[st.source]++;
+        ASSERT_EQ(st.tag, k) << "from " << st.source << (pile_up ? " (piled up)" : "");
+        ASSERT_EQ(static_cast<size_t>(st.bytes), size_of(k)) << "message " << k << " from " << st.source;
+        auto want = make_payload(k, st.source, size_of(k));
+        ASSERT_TRUE(std::equal(want.begin(), want.end(), buf.begin())) << "message " << k << " from " << st.source;
+      }
+    }
+    p2p_barrier();
+  }
+}
+
 TEST(Matching, SelfSendEagerAndLarge) {
   const int rank = world_rank();
   for (size_t n : {size_t{0}, size_t{5}, size_t{100000}, size_t{3} << 20}) {

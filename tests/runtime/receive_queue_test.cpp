@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -101,6 +102,54 @@ TEST(ReceiveQueue, MaxPayloadFitsAcrossTheWrap) {
       EXPECT_TRUE(n == max || n == 1);
       EXPECT_EQ(d[n - 1], std::byte{3});
     }, 8);
+  }
+}
+
+// A continuation cell's first payload word may equal the ready value the consumer will expect
+// at that cell on the next lap; it must never be taken for a published record, whether the
+// consumer invalidates such cells at once (short records) or after idle() (long ones).
+TEST(ReceiveQueue, StalePayloadNeverPassesForAPublishedRecord) {
+  constexpr uint64_t kCells = 64;
+  Ring ring(kCells);
+  auto p = ring.producer();
+  auto c = ring.consumer();
+  int32_t expect_tag = 0;
+  int delivered = 0;
+  auto sink = [&](const WireHeader& h, const std::byte*, uint64_t) {
+    EXPECT_EQ(h.tag, expect_tag);
+    ++delivered;
+  };
+  // One message in, exactly one out; as ShmTransport does, idle() follows an empty poll.
+  auto push_and_take = [&](const std::vector<std::byte>& buf) {
+    for (int tries = 0; !p.try_push(header(0, expect_tag, buf.size()), buf.data(), buf.size()); ++tries) {
+      ASSERT_LT(tries, 2) << "ring stays full";
+      c.idle();
+    }
+    delivered = 0;
+    ASSERT_EQ(c.poll(sink, 1), 1);
+    ASSERT_EQ(c.poll(sink, 1), 0) << "a stale cell passed for a record after message " << expect_tag;
+    c.idle();
+    ++expect_tag;
+  };
+  uint64_t pos = 0;  // the producer's position, mirrored here to forge the words
+  for (int round = 0; round < 40; ++round) {
+    const uint64_t cells = round % 2 ? 20 : 5;  // deferred and immediate invalidation
+    if ((pos % kCells) + cells > kCells) pos += kCells - pos % kCells;  // the skip record
+    std::vector<std::byte> big(kFirstCellPayload + (cells - 1) * kCell, std::byte{1});
+    for (uint64_t i = 1; i < cells; ++i) {
+      const uint32_t next_lap_ready = static_cast<uint32_t>(pos + i + kCells + 1);
+      std::memcpy(big.data() + kFirstCellPayload + (i - 1) * kCell, &next_lap_ready, 4);
+    }
+    push_and_take(big);
+    if (HasFailure()) return;
+    pos += cells;
+    // A lap of one-cell records walks the consumer over every forged cell.
+    std::vector<std::byte> small(8, std::byte{1});
+    for (uint64_t k = 0; k < kCells; ++k) {
+      push_and_take(small);
+      if (HasFailure()) return;
+      ++pos;
+    }
   }
 }
 

@@ -4,6 +4,13 @@
 //   xmsg_tcp_job exchange   every pair exchanges messages of many sizes; then a ring flood that
 //                           must hit backpressure (try_send false) and still deliver in order
 //                           (nobody reads until every sender was refused)
+//   xmsg_tcp_job read       every rank exposes a buffer; every rank reads ranges of every other
+//                           rank's buffer at once (1 B to the whole 6 MiB, unaligned offsets),
+//                           with eager messages interleaved; out-of-range and unknown-key reads
+//                           are refused with an error, not served
+//   xmsg_tcp_job push       rendezvous RTSs carry the head of their buffer: read inside the
+//                           sink call (head lands in place), after it (head buffered), and
+//                           truncated to less than the head; every byte checked
 //   xmsg_tcp_job intruder   rank 0 attacks rank 1's listener with plain sockets (junk, a forged
 //                           proof, silence); rank 1 must close them and the job go on
 //   xmsg_tcp_job reset      rank 1 resets all its sockets (as a crash does, but staying alive so
@@ -31,6 +38,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -158,6 +166,161 @@ void exchange() {
   }
   job.finish();
   if (job.rank == 0) std::printf("xmsg_tcp_job: exchange OK (%d ranks)\n", job.size);
+}
+
+struct ReadResult final : transport::ReadCompletion {
+  bool done = false, ok = false;
+  std::string reason;
+  void on_read_done(bool o, const std::string& why) override {
+    check(!done, "a read completed twice");
+    done = true, ok = o, reason = why;
+  }
+};
+
+std::byte exposed_byte(int owner, size_t i) { return std::byte(static_cast<uint8_t>(owner * 37 + i * 11 + i / 4093)); }
+
+void remote_read() {
+  Job job;
+  const size_t length = 6 << 20;
+  std::vector<std::byte> mine(length);
+  for (size_t i = 0; i < length; ++i) mine[i] = exposed_byte(job.rank, i);
+  const transport::MemoryHandle handle = job.tcp->expose(mine.data(), mine.size());
+  job.boot->put_string("test.read.handle", std::to_string(handle.address) + " " + std::to_string(handle.key));
+  job.boot->commit();
+  job.boot->fence(true);
+  struct Range {
+    uint64_t offset, length;
+  };
+  const std::vector<Range> ranges = {{0, 1}, {1, 4095}, {100001, 3 << 20}, {0, length}, {length - 7, 7}};
+  struct Read {
+    int peer;
+    Range range;
+    std::vector<std::byte> dst;
+    ReadResult result;
+    bool expect_ok;
+  };
+  std::vector<std::unique_ptr<Read>> reads;
+  for (int p = 0; p < job.size; ++p) {
+    if (p == job.rank) continue;
+    unsigned long long address = 0, key = 0;
+    check(std::sscanf(job.boot->get_string(p, "test.read.handle").c_str(), "%llu %llu", &address, &key) == 2, "bad handle");
+    const transport::MemoryHandle theirs{address, length, key};
+    auto start = [&](Range r, transport::MemoryHandle h, bool expect_ok) {
+      auto read = std::make_unique<Read>(Read{p, r, std::vector<std::byte>(r.length), {}, expect_ok});
+      job.tcp->read_remote(p, h, r.offset, read->dst, read->result);
+      reads.push_back(std::move(read));
+      job.send(p, 1000);  // an eager message right behind each request: the stream stays framed
+    };
+    for (Range r : ranges) start(r, theirs, true);
+    start({length - 10, 20}, theirs, false);                              // past the end
+    start({0, 16}, {address, length, key + 1000}, false);                 // a key never exposed
+  }
+  for (auto& r : reads)
+    while (!r->result.done) job.pump();
+  for (auto& r : reads) {
+    const std::string what = "read of [" + std::to_string(r->range.offset) + ", +" + std::to_string(r->range.length) + ") from rank " + std::to_string(r->peer);
+    if (!r->expect_ok) {
+      check(!r->result.ok, what + " was served, expected a refusal");
+      check(r->result.reason.find("rank " + std::to_string(r->peer)) != std::string::npos, what + ": refusal does not name the rank: " + r->result.reason);
+      continue;
+    }
+    check(r->result.ok, what + " failed: " + r->result.reason);
+    for (size_t i = 0; i < r->dst.size(); ++i)
+      if (r->dst[i] != exposed_byte(r->peer, r->range.offset + i)) die(what + ": wrong byte at " + std::to_string(i));
+  }
+  for (int p = 0; p < job.size; ++p)
+    if (p != job.rank) job.wait_for(p, ranges.size() + 2);
+  // Peers may still be reading our buffer: release it only after everyone is done.
+  job.flush();
+  job.boot->fence(false);
+  job.tcp->release(handle);
+  job.finish();
+  if (job.rank == 0) std::printf("xmsg_tcp_job: read OK (%d ranks)\n", job.size);
+}
+
+// RTS messages whose head the transport pushes behind them; reads issued from the sink (as the
+// runtime does for a matched RTS) or later (an unexpected RTS matched afterwards).
+struct PushSink final : transport::MessageSink {
+  transport::Transport* tcp = nullptr;
+  struct Arrival {
+    int peer;
+    uint64_t tag;
+    transport::MemoryHandle handle;
+    std::vector<std::byte> dst;
+    ReadResult result;
+  };
+  std::vector<std::unique_ptr<Arrival>> arrivals;
+  std::vector<std::string> failures;
+  size_t finished_peers = 0;  // peers that read everything they wanted from us
+  static size_t wanted(uint64_t tag, uint64_t length) { return tag % 4 == 2 ? 1000 : tag % 4 == 3 ? 100 : length; }
+  static bool read_at_once(uint64_t tag) { return tag % 4 == 0 || tag % 4 == 2; }
+  void start(Arrival& a) { tcp->read_remote(a.peer, a.handle, 0, a.dst, a.result); }
+  void on_message(const WireHeader& h, std::span<const std::byte> payload) override {
+    if (h.kind == MessageKind::kEager) {
+      ++finished_peers;
+      return;
+    }
+    check(h.kind == MessageKind::kRendezvousRts && payload.size() == sizeof(transport::RendezvousDescriptor),
+          "expected an RTS with a descriptor");
+    transport::RendezvousDescriptor d;
+    std::memcpy(&d, payload.data(), sizeof d);
+    auto a = std::make_unique<Arrival>();
+    a->peer = static_cast<int>(h.source);
+    a->tag = d.request;
+    a->handle = d.handle;
+    a->dst.resize(wanted(d.request, d.handle.length));
+    if (read_at_once(a->tag)) start(*a);
+    arrivals.push_back(std::move(a));
+  }
+  void on_peer_failure(int, const std::string& reason) override { failures.push_back(reason); }
+};
+
+void pushed_rendezvous() {
+  Job job;
+  PushSink sink;
+  sink.tcp = job.tcp.get();
+  const size_t length = 1 << 20, per_peer = 8;
+  std::vector<std::vector<std::byte>> buffers;
+  std::vector<transport::MemoryHandle> handles;
+  for (int p = 0; p < job.size; ++p) {
+    if (p == job.rank) continue;
+    for (uint64_t tag = 0; tag < per_peer; ++tag) {
+      buffers.emplace_back(length);
+      for (size_t i = 0; i < length; ++i) buffers.back()[i] = exposed_byte(job.rank + static_cast<int>(tag), i);
+      handles.push_back(job.tcp->expose(buffers.back().data(), length));
+      const transport::RendezvousDescriptor d{tag, handles.back()};
+      WireHeader h{static_cast<uint32_t>(job.rank), 0, 0, MessageKind::kRendezvousRts, 0, 0, length};
+      while (!job.tcp->try_send(p, h, std::as_bytes(std::span(&d, 1)))) job.tcp->progress(sink);
+    }
+  }
+  const size_t expected = per_peer * static_cast<size_t>(job.size - 1);
+  auto pump = [&] {
+    job.tcp->progress(sink);
+    if (!sink.failures.empty()) die("peer failure: " + sink.failures.front());
+  };
+  while (sink.arrivals.size() < expected) pump();
+  for (auto& a : sink.arrivals)
+    if (!PushSink::read_at_once(a->tag)) sink.start(*a);
+  for (auto& a : sink.arrivals)
+    while (!a->result.done) pump();
+  for (auto& a : sink.arrivals) {
+    const std::string what = "pushed rendezvous " + std::to_string(a->tag) + " from rank " + std::to_string(a->peer);
+    check(a->result.ok, what + " failed: " + a->result.reason);
+    for (size_t i = 0; i < a->dst.size(); ++i)
+      if (a->dst[i] != exposed_byte(a->peer + static_cast<int>(a->tag), i)) die(what + ": wrong byte at " + std::to_string(i));
+  }
+  // Peers may still ask us for the rest of their messages: serve until every one is done.
+  for (int p = 0; p < job.size; ++p) {
+    if (p == job.rank) continue;
+    WireHeader done{static_cast<uint32_t>(job.rank), 0, 0, MessageKind::kEager, 0, 0, 0};
+    while (!job.tcp->try_send(p, done, {})) pump();
+  }
+  while (sink.finished_peers < static_cast<size_t>(job.size - 1)) pump();
+  while (!transport::tcp_output_flushed(*job.tcp)) pump();
+  job.boot->fence(false);  // nobody reads our buffers any more
+  for (auto& h : handles) job.tcp->release(h);
+  job.finish();
+  if (job.rank == 0) std::printf("xmsg_tcp_job: push OK (%d ranks)\n", job.size);
 }
 
 int connect_to(const std::string& address) {
@@ -348,11 +511,13 @@ int main(int argc, char** argv) {
   try {
     if (mode == "exchange") exchange();
     else if (mode == "intruder") intruder();
+    else if (mode == "read") remote_read();
+    else if (mode == "push") pushed_rendezvous();
     else if (mode == "kill") kill_mid_transfer();
     else if (mode == "reset") reset_mid_transfer();
     else if (mode == "pingpong") pingpong(argc > 2 ? std::stoul(argv[2]) : 0, argc > 3 ? std::stoi(argv[3]) : 10000);
     else {
-      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|intruder|reset|kill|pingpong (got '%s')\n", mode.c_str());
+      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|read|push|intruder|reset|kill|pingpong (got '%s')\n", mode.c_str());
       return 2;
     }
   } catch (const std::exception& e) {

@@ -211,6 +211,61 @@ TEST(SendQueue, GathersInBlocksAndDrainsThroughASocket) {
   EXPECT_EQ(received, data);
 }
 
+TEST(SendQueue, SendsBorrowedRangesWithoutCopyingThemInOrder) {
+  SendQueue q;
+  std::vector<std::byte> borrowed(200000);
+  for (size_t i = 0; i < borrowed.size(); ++i) borrowed[i] = std::byte(uint8_t(i * 7 + 1));
+  const std::vector<std::byte> head(10, std::byte{0xa1}), tail(5, std::byte{0xb2});
+  q.append(head);
+  q.append_borrowed(borrowed);
+  q.append(tail);  // must not land in (or overwrite) the borrowed block
+  EXPECT_EQ(q.bytes(), head.size() + borrowed.size() + tail.size());
+  EXPECT_EQ(q.copied_bytes(), head.size() + tail.size());
+  iovec iov[8];
+  ASSERT_EQ(q.gather(iov, 8), 3);
+  EXPECT_EQ(iov[1].iov_base, borrowed.data());  // the caller's memory itself, not a copy
+
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  std::vector<std::byte> received;
+  while (!q.empty()) {
+    int n = q.gather(iov, 8);
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(n);
+    ssize_t sent = ::sendmsg(sv[0], &msg, MSG_DONTWAIT);
+    ASSERT_GT(sent, 0);
+    q.consume(static_cast<size_t>(sent));
+    std::vector<std::byte> buf(static_cast<size_t>(sent));
+    size_t got = 0;
+    while (got < buf.size()) {
+      ssize_t r = ::read(sv[1], buf.data() + got, buf.size() - got);
+      ASSERT_GT(r, 0);
+      got += static_cast<size_t>(r);
+    }
+    received.insert(received.end(), buf.begin(), buf.end());
+  }
+  ::close(sv[0]);
+  ::close(sv[1]);
+  EXPECT_EQ(q.copied_bytes(), 0u);
+  std::vector<std::byte> expected = head;
+  expected.insert(expected.end(), borrowed.begin(), borrowed.end());
+  expected.insert(expected.end(), tail.begin(), tail.end());
+  EXPECT_EQ(received, expected);
+}
+
+TEST(Frame, ReadFramesHaveTheirFixedPayloadSize) {
+  std::vector<std::byte> f(sizeof(FrameHeader) + sizeof(ReadRequest));
+  FrameHeader h{FrameType::kReadRequest, sizeof(ReadRequest), {}};
+  std::memcpy(f.data(), &h, sizeof h);
+  EXPECT_EQ(parse_frame(f, 1000).status, ParsedFrame::Status::kComplete);
+  h.payload_bytes = 8;
+  std::memcpy(f.data(), &h, sizeof h);
+  auto r = parse_frame(f, 1000);
+  EXPECT_EQ(r.status, ParsedFrame::Status::kInvalid);
+  EXPECT_NE(r.error.find("read frame"), std::string::npos) << r.error;
+}
+
 struct ScopedEnv {
   ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
   ~ScopedEnv() { ::unsetenv(name_); }
@@ -236,6 +291,20 @@ TEST(TcpConfig, ReadsTheEnvironmentAndNamesBadVariables) {
   {
     ScopedEnv a("XMSG_TCP_MAX_PAYLOAD", "1048576"), b("XMSG_TCP_QUEUE_BYTES", "65536");
     EXPECT_THROW(TcpConfig::from_environment(), TransportError);
+  }
+  EXPECT_TRUE(TcpConfig::from_environment().poll_by_recv);
+  {
+    ScopedEnv a("XMSG_TCP_POLL", "epoll");
+    EXPECT_FALSE(TcpConfig::from_environment().poll_by_recv);
+  }
+  {
+    ScopedEnv a("XMSG_TCP_POLL", "sometimes");
+    try {
+      TcpConfig::from_environment();
+      FAIL() << "accepted XMSG_TCP_POLL=sometimes";
+    } catch (const TransportError& e) {
+      EXPECT_NE(std::string(e.what()).find("XMSG_TCP_POLL"), std::string::npos) << e.what();
+    }
   }
 }
 

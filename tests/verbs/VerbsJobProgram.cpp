@@ -5,14 +5,23 @@
 //                      checked), then every rank exposes a buffer that every peer fetches by
 //                      RDMA READ (bytes checked, FIN back), then a ring flood many times the SRQ
 //                      depth that must hit backpressure and still arrive in order.
-//   xmsg_verbs_job peerloss    (2 ranks) rank 1's QPs vanish as in a crash; rank 0 keeps sending
-//                              and must get on_peer_failure naming rank 1 and the device
+//   xmsg_verbs_job peerloss    (2 ranks) rank 1's QPs vanish as in a crash while rank 0 reads from
+//                              it and sends to it; both must fail naming rank 1 and the device
+//   xmsg_verbs_job silentloss  (2 ranks) rank 1's QPs vanish while rank 0 only progresses (sends
+//                              nothing): the liveness probe must still report rank 1
+//   xmsg_verbs_job killed      every rank floods its peers; rank 1 SIGKILLs itself mid-transfer.
+//                              Never ends by itself: the launcher must end the job, naming rank 1
+//   xmsg_verbs_job incast      every other rank bursts thousands of eager messages at rank 0,
+//                              which starts late and progresses slowly: its SRQ falls to the limit
+//                              (event seen), is refilled, and every message arrives intact in order
 // Prints "xmsg_verbs_job: OK (<mode>, <n> QPs)" from rank 0 on success; exits non-zero naming
 // the rank and the reason otherwise. With no RDMA device it exits 1 ("no RDMA device").
 #include <xmsg/bootstrap/bootstrap.hpp>
 #include <xmsg/transport/verbs.hpp>
 
 #include <sched.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,11 +58,13 @@ std::byte pattern(uint32_t source, int32_t tag, size_t i) {
 
 constexpr uint32_t kExchangeContext = 1;
 constexpr uint32_t kFloodContext = 2;
+constexpr uint32_t kIncastContext = 3;
 
 struct Sink final : transport::MessageSink {
   std::map<std::pair<uint32_t, uint32_t>, int32_t> next_tag;  // (context, source) -> next tag
   std::map<uint32_t, size_t> exchange_count;
   size_t flood_count = 0;
+  size_t incast_count = 0;
   std::vector<std::pair<int, MemoryHandle>> rts;  // rendezvous offers received
   int fins = 0;
   void on_message(const WireHeader& h, std::span<const std::byte> payload) override {
@@ -71,6 +83,7 @@ struct Sink final : transport::MessageSink {
           }
         }
         if (h.context == kExchangeContext) ++exchange_count[h.source];
+        else if (h.context == kIncastContext) ++incast_count;
         else ++flood_count;
         break;
       }
@@ -111,8 +124,9 @@ struct Read final : transport::ReadCompletion {
 
 int main(int argc, char** argv) {
   const std::string mode_arg = argc > 1 ? argv[1] : "exchange";
-  if (mode_arg != "exchange" && mode_arg != "peerloss") {
-    std::fprintf(stderr, "usage: xmsg_verbs_job [exchange|peerloss]\n");
+  if (mode_arg != "exchange" && mode_arg != "peerloss" && mode_arg != "silentloss" && mode_arg != "incast" &&
+      mode_arg != "killed") {
+    std::fprintf(stderr, "usage: xmsg_verbs_job [exchange|peerloss|silentloss|incast|killed]\n");
     return 2;
   }
   auto boot = bootstrap::make_bootstrap();
@@ -148,37 +162,126 @@ int main(int argc, char** argv) {
   };
   const size_t max_eager = t->capabilities().max_eager_payload;
 
-  if (mode_arg == "peerloss") {
+  if (mode_arg == "peerloss" || mode_arg == "silentloss") {
     // Rank 1's QPs vanish (its transport is destroyed without disconnect, as in a crash, but the
-    // process stays so the launcher does not end the job first). Rank 0 keeps sending to it and
-    // must get on_peer_failure naming rank 1 and the device: the transport never hangs on it.
-    check(size == 2 && peers.size() == 1, "peerloss needs 2 ranks on 2 nodes");
+    // process stays so the launcher does not end the job first). peerloss: rank 0 is reading a
+    // large buffer of rank 1 at that moment and keeps sending to it; silentloss: rank 0 sends
+    // nothing and only progresses. Either way rank 0 must get on_peer_failure naming rank 1 and
+    // the device (and the read must fail): the transport never hangs on a dead peer.
+    const bool silent = mode_arg == "silentloss";
+    check(size == 2 && peers.size() == 1, mode_arg + " needs 2 ranks on 2 nodes");
     const std::byte first = pattern(static_cast<uint32_t>(rank), 0, 0);
     send(peers[0], kExchangeContext, 0, MessageKind::kEager, {&first, 1});
     while (sink.exchange_count[static_cast<uint32_t>(peers[0])] != 1) pump();
+    std::vector<std::byte> big(silent ? 0 : size_t{4} << 20);
+    MemoryHandle exposed{};
+    if (rank == 1 && !silent) {
+      exposed = t->expose(big.data(), big.size());
+      send(0, kExchangeContext, 0, MessageKind::kRendezvousRts, std::as_bytes(std::span(&exposed, 1)));
+    }
+    if (rank == 0 && !silent) {
+      while (sink.rts.empty()) pump();
+    }
     boot->fence(false);
     if (rank == 1) {
+      if (!silent) usleep(1000000);  // rank 0's READs are under way
       t.reset();
+      if (silent) boot->fence(false);
     } else {
-      boot->fence(false);  // rank 1's QPs are gone now
+      if (silent) boot->fence(false);  // rank 1's QPs are gone before rank 0 starts waiting
       sink.expect_failure = true;
+      // peerloss: READs of rank 1's buffer back to back (a READ moves its bytes within a
+      // moment of rank 1's HCA, so one READ could finish before the QPs vanish) and sends.
+      int reads_done = 0;
+      std::string read_failure;
+      std::optional<Read> read;
+      const auto start = std::chrono::steady_clock::now();
       int32_t tag = 1;
-      while (sink.failures.empty()) {
-        WireHeader h{static_cast<uint32_t>(rank), kExchangeContext, tag, MessageKind::kEager, 0, 0, 1};
-        const std::byte byte = pattern(static_cast<uint32_t>(rank), tag, 0);
-        if (t->try_send(1, h, {&byte, 1})) ++tag;
+      while (sink.failures.empty() || (!silent && read_failure.empty())) {
+        if (!silent) {
+          if (read && read->finished) {
+            if (read->ok) ++reads_done;
+            else read_failure = read->reason;
+            read.reset();
+          }
+          if (!read && read_failure.empty()) {
+            read.emplace();
+            t->read_remote(1, sink.rts.front().second, 0, big, *read);
+          }
+          WireHeader h{static_cast<uint32_t>(rank), kExchangeContext, tag, MessageKind::kEager, 0, 0, 1};
+          const std::byte byte = pattern(static_cast<uint32_t>(rank), tag, 0);
+          if (t->try_send(1, h, {&byte, 1})) ++tag;
+        }
         pump();
       }
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const auto& [peer, reason] = sink.failures.front();
       check(peer == 1, "the failure names rank " + std::to_string(peer) + ", not rank 1");
       check(reason.find("rank 1") != std::string::npos && reason.find(verbs_transport->device().name()) != std::string::npos,
             "the failure reason does not name rank 1 and the device: " + reason);
-      std::printf("xmsg_verbs_job: peerloss OK after %d sends: %s\n", tag - 1, reason.c_str());
+      if (!silent) {
+        check(read_failure.find("rank 1") != std::string::npos, "the failed READ does not name rank 1: " + read_failure);
+      }
+      std::printf("xmsg_verbs_job: %s OK after %.1f s, %d sends and %d whole reads: %s\n", mode_arg.c_str(), seconds,
+                  tag - 1, reads_done, reason.c_str());
       std::fflush(stdout);
     }
-    if (rank == 1) boot->fence(false);
     if (t) t->disconnect();
     else boot->fence(false);  // pairs with rank 0's disconnect fence
+    boot->finalize();
+    return 0;
+  }
+
+  if (mode_arg == "killed") {
+    sink.expect_failure = true;  // the transport may notice before the launcher ends the job
+    std::vector<std::byte> message(max_eager);
+    for (int32_t k = 0;; ++k) {
+      if (rank == 1 && k == 200) raise(SIGKILL);
+      const size_t len = 1 + static_cast<size_t>(k) % max_eager;
+      for (size_t i = 0; i < len; ++i) message[i] = pattern(static_cast<uint32_t>(rank), k, i);
+      for (int peer : peers) {
+        WireHeader h{static_cast<uint32_t>(rank), kFloodContext, k, MessageKind::kEager, 0, 0, len};
+        while (!t->try_send(peer, h, {message.data(), len})) pump();
+      }
+      pump();
+      if (!sink.failures.empty() && k % 1000 == 0) {
+        std::printf("xmsg_verbs_job: rank %d: %s\n", rank, sink.failures.front().second.c_str());
+        std::fflush(stdout);
+      }
+    }
+  }
+
+  if (mode_arg == "incast") {
+    // Every rank that reaches rank 0 over verbs bursts at it; rank 0 starts a second late and
+    // then polls in small doses, so its SRQ runs low (limit event) and senders meet RNR NAKs, the
+    // backstop. Every message must still arrive, in order, byte for byte (the sink checks both).
+    constexpr int kPerSender = 2000;
+    const std::vector<size_t> lengths{1, 64, 1000, max_eager};
+    const auto start = std::chrono::steady_clock::now();
+    if (rank == 0) {
+      usleep(1000000);
+      const size_t expected = static_cast<size_t>(kPerSender) * peers.size();
+      for (size_t calls = 1; sink.incast_count < expected; ++calls) {
+        pump();
+        if (calls % 4 == 0) usleep(2000);
+      }
+      // Async events are read every 1024 progress calls: make sure the last ones are seen.
+      for (int i = 0; i < 4096; ++i) t->progress(sink);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const std::uint64_t limit_events = verbs_transport->srq_limit_events();
+      check(limit_events > 0, "the SRQ never reached its limit: the receiver did not lag, the test proves nothing");
+      std::printf("xmsg_verbs_job: incast OK: %zu messages from %zu senders intact in %.1f s, SRQ limit reached %llu times\n",
+                  expected, peers.size(), seconds, static_cast<unsigned long long>(limit_events));
+      std::fflush(stdout);
+    } else if (std::find(peers.begin(), peers.end(), 0) != peers.end()) {
+      std::vector<std::byte> message(max_eager);
+      for (int k = 0; k < kPerSender; ++k) {
+        const size_t len = lengths[static_cast<size_t>(k) % lengths.size()];
+        for (size_t i = 0; i < len; ++i) message[i] = pattern(static_cast<uint32_t>(rank), k, i);
+        send(0, kIncastContext, k, MessageKind::kEager, {message.data(), len});
+      }
+    }
+    t->disconnect();
     boot->finalize();
     return 0;
   }

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -345,6 +346,58 @@ TEST(QueuePair, TgtRefusesToSendOrReachRts) {
   } catch (const VerbsError& e) {
     EXPECT_NE(std::string(e.what()).find("rank 9"), std::string::npos) << e.what();
   }
+}
+
+// Running out of QPs must be an error naming the device and the peer, not a crash. A real
+// device has tens of thousands of QPs, too many to exhaust in a test, but each QP also needs a
+// mapping of its send queue into the process (rxe maps every queue): lowering the kernel's
+// vm.max_map_count a little above what the process already uses makes QP creation run out
+// for real after a few dozen. That is a machine-wide setting, so the test only does it where
+// told it may (the soft-RoCE guest, a throwaway VM) and restores it.
+TEST(QueuePair, RunningOutOfQpsNamesTheDeviceAndThePeer) {
+  REQUIRE_RDMA_DEVICE();
+  const char* allowed = std::getenv("XMSG_TEST_MAY_LOWER_MAX_MAP_COUNT");
+  if (allowed == nullptr || std::string(allowed) != "1") {
+    GTEST_SKIP() << "needs XMSG_TEST_MAY_LOWER_MAX_MAP_COUNT=1 (lowers vm.max_map_count for a moment; set in the "
+                    "soft-RoCE guest only)";
+  }
+  const char* knob = "/proc/sys/vm/max_map_count";
+  std::string saved;
+  {
+    std::ifstream in(knob);
+    ASSERT_TRUE(std::getline(in, saved)) << "cannot read " << knob;
+  }
+  Device device = Device::open_default();
+  ProtectionDomain pd{device};
+  CompletionQueue cq{device, 64};
+  SharedReceiveQueue srq{pd, 16, 1024};
+  std::vector<std::unique_ptr<QueuePair>> qps;
+  std::string failure;
+  {
+    std::size_t maps = 0;
+    std::ifstream self("/proc/self/maps");
+    for (std::string line; std::getline(self, line);) ++maps;
+    std::ofstream out(knob);
+    out << maps + 64 << std::endl;
+    ASSERT_TRUE(out.good()) << "cannot write " << knob << " (not root?)";
+  }
+  for (int i = 0; i < 10000 && failure.empty(); ++i) {
+    try {
+      qps.push_back(QueuePair::create_rc(pd, cq, srq, 4, "rank " + std::to_string(i) + " (node 7)"));
+    } catch (const VerbsError& e) {
+      failure = e.what();
+    }
+  }
+  qps.clear();
+  {
+    std::ofstream out(knob);
+    out << saved << std::endl;
+  }
+  ASSERT_FALSE(failure.empty()) << "10000 QPs were created: the map limit did not bite";
+  EXPECT_NE(failure.find("creating the RC QP to rank"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("(node 7)"), std::string::npos) << failure;
+  EXPECT_NE(failure.find(device.label()), std::string::npos) << failure;
+  EXPECT_NE(failure.find("out of QPs or memory"), std::string::npos) << failure;
 }
 
 TEST(XrcDomain, DeviceWithoutXrcIsRefusedByName) {

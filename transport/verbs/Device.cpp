@@ -146,14 +146,17 @@ Device::Device(ibv_context* context, std::string name, int port) : context_(cont
   try {
     if (int rc = ibv_query_device(context_, &attr_); rc != 0) throw_verbs_error("ibv_query_device", name_, rc);
     if (port == 0) {
+      std::string states;
       for (int p = 1; p <= attr_.phys_port_cnt; ++p) {
         ibv_port_attr pa{};
-        if (ibv_query_port(context_, static_cast<std::uint8_t>(p), &pa) == 0 && pa.state == IBV_PORT_ACTIVE) {
+        if (ibv_query_port(context_, static_cast<std::uint8_t>(p), &pa) != 0) continue;
+        if (pa.state == IBV_PORT_ACTIVE) {
           port = p;
           break;
         }
+        states += std::string(states.empty() ? "" : ", ") + "port " + std::to_string(p) + ": " + ibv_port_state_str(pa.state);
       }
-      if (port == 0) throw VerbsError("RDMA device " + name_ + " has no ACTIVE port");
+      if (port == 0) throw VerbsError("RDMA device " + name_ + " has no ACTIVE port (" + states + ")");
     }
     if (port > attr_.phys_port_cnt) {
       throw VerbsError("RDMA device " + name_ + " has no port " + std::to_string(port) + " (it has " +

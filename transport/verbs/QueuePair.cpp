@@ -31,6 +31,20 @@ std::uint32_t random_psn() {
   return rng() & 0xffffff;
 }
 
+// Why a QP could not be created, in the terms a user can act on.
+std::string creation_hint(const Device& device, int send_depth, int err) {
+  const auto& attr = device.attributes();
+  if (send_depth > attr.max_qp_wr) {
+    return " (" + std::to_string(send_depth) + " send entries asked, the device allows max_qp_wr " +
+           std::to_string(attr.max_qp_wr) + ": lower XMSG_VERBS_SEND_DEPTH)";
+  }
+  if (err == ENOMEM || err == ENOSPC || err == EAGAIN) {
+    return " (out of QPs or memory? the device allows max_qp " + std::to_string(attr.max_qp) +
+           "; XRC mode needs far fewer QPs than RC)";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string_view qp_kind_name(QpKind kind) { return to_string(kind); }
@@ -65,7 +79,7 @@ std::unique_ptr<QueuePair> QueuePair::create_rc(ProtectionDomain& pd, Completion
   }
   if (qp == nullptr) {
     const int err = errno;
-    throw_verbs_error("creating the RC QP to " + peer + (err == ENOMEM ? " (out of QPs or memory?)" : ""),
+    throw_verbs_error("creating the RC QP to " + peer + creation_hint(pd.device(), send_depth, err),
                       pd.device().label(), err);
   }
   return std::unique_ptr<QueuePair>(new QueuePair(pd.device(), QpKind::rc, qp, std::move(peer)));
@@ -83,7 +97,11 @@ std::unique_ptr<QueuePair> QueuePair::create_xrc_ini(ProtectionDomain& pd, Compl
   attr.comp_mask = IBV_QP_INIT_ATTR_PD;
   attr.pd = pd.get();
   ibv_qp* qp = ibv_create_qp_ex(pd.device().context(), &attr);
-  if (qp == nullptr) throw_verbs_error("creating the XRC INI QP to " + peer, pd.device().label(), errno);
+  if (qp == nullptr) {
+    const int err = errno;
+    throw_verbs_error("creating the XRC INI QP to " + peer + creation_hint(pd.device(), send_depth, err),
+                      pd.device().label(), err);
+  }
   return std::unique_ptr<QueuePair>(new QueuePair(pd.device(), QpKind::xrc_ini, qp, std::move(peer)));
 }
 
@@ -93,7 +111,11 @@ std::unique_ptr<QueuePair> QueuePair::create_xrc_tgt(XrcDomain& xrcd, std::strin
   attr.comp_mask = IBV_QP_INIT_ATTR_XRCD;
   attr.xrcd = xrcd.get();
   ibv_qp* qp = ibv_create_qp_ex(xrcd.device().context(), &attr);
-  if (qp == nullptr) throw_verbs_error("creating the XRC TGT QP for " + peer, xrcd.device().label(), errno);
+  if (qp == nullptr) {
+    const int err = errno;
+    throw_verbs_error("creating the XRC TGT QP for " + peer + creation_hint(xrcd.device(), 0, err),
+                      xrcd.device().label(), err);
+  }
   return std::unique_ptr<QueuePair>(new QueuePair(xrcd.device(), QpKind::xrc_tgt, qp, std::move(peer)));
 }
 

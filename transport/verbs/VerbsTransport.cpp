@@ -30,11 +30,19 @@ constexpr std::uint64_t kKindShift = 62;
 constexpr std::uint64_t kRecv = 0;
 constexpr std::uint64_t kSend = 1;
 constexpr std::uint64_t kRead = 2;
+constexpr std::uint64_t kProbe = 3;
 constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kKindShift) - 1;
 // One READ moves at most this much; larger reads are split (devices cap max_msg_sz).
 constexpr std::uint64_t kMaxReadChunk = std::uint64_t{1} << 30;
 constexpr int kMaxReadsPosted = 64;
 constexpr int kPollBatch = 32;
+// A peer that dies while nobody sends to it leaves nothing to fail: its RC/INI QP is only
+// tested by traffic. So a rank that keeps progressing probes every peer it has not heard from
+// within this interval (no message from it, no send or READ to it completed) with a zero-length
+// RDMA WRITE: it needs no key, no receive buffer and no CPU on the far side (the peer's HCA
+// acknowledges it), and a peer whose QPs are gone lets it run into the transport retry limit,
+// reported like any failed send. Detection: one or two intervals + retries (~10 s).
+constexpr auto kProbeInterval = std::chrono::seconds(2);
 
 std::uint64_t make_wr_id(std::uint64_t kind, std::uint64_t index) { return (kind << kKindShift) | index; }
 
@@ -193,6 +201,8 @@ void VerbsTransport::connect(std::span<const int> peers) {
   // exchange; the true layout, needed to find entries in peers' records, follows the fence.
   const ConnectionPlan provisional = own_nodes ? identity_plan(size) : provisional_plan();
   records_.assign(static_cast<std::size_t>(size), std::nullopt);
+  heard_.assign(static_cast<std::size_t>(size), 0);
+  last_probe_round_ = std::chrono::steady_clock::now();
 
   try {
     pd_ = std::make_unique<ProtectionDomain>(device_);
@@ -202,8 +212,11 @@ void VerbsTransport::connect(std::span<const int> peers) {
     send_mr_ = std::make_unique<MemoryRegion>(*pd_, send_slab_.data(), send_slab_.size(), IBV_ACCESS_LOCAL_WRITE);
     for (int s = send_slots - 1; s >= 0; --s) free_send_slots_.push_back(s);
     send_slot_owner_.assign(static_cast<std::size_t>(send_slots), {-1, -1});
-    // Every CQ entry is bounded by something finite: posted receives, send slots, posted reads.
-    const int cq_depth = std::min(limits_.srq_depth + send_slots + kMaxReadsPosted + 16, device_.attributes().max_cqe);
+    // Every CQ entry is bounded by something finite: posted receives, send slots, posted reads,
+    // one liveness probe per peer; what the device cannot hold is taken off the probes.
+    const int wanted_cq = limits_.srq_depth + send_slots + kMaxReadsPosted + 16 + static_cast<int>(peers.size());
+    const int cq_depth = std::min(wanted_cq, device_.attributes().max_cqe);
+    probe_budget_ = std::max(0, static_cast<int>(peers.size()) - (wanted_cq - cq_depth));
     cq_ = std::make_unique<CompletionQueue>(device_, cq_depth);
     if (mode_ == PlanMode::xrc) {
       xrcd_ = std::make_unique<XrcDomain>(device_, boot_.job_id(), my_node);
@@ -377,8 +390,11 @@ int VerbsTransport::progress(MessageSink& sink) {
   for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
   failures_to_report_.clear();
 
-  // A read() per call would cost more than the CQ poll; events are rare.
-  if ((++progress_calls_ & 1023) == 0) drain_async_events(sink);
+  // A read() or a clock read per call would cost more than the CQ poll; both are rare needs.
+  if ((++progress_calls_ & 1023) == 0) {
+    drain_async_events(sink);
+    probe_quiet_peers();
+  }
 
   ibv_wc wcs[kPollBatch];
   const int n = cq_->poll(wcs);
@@ -399,6 +415,7 @@ int VerbsTransport::progress(MessageSink& sink) {
       }
       WireHeader header;
       std::memcpy(&header, slot.data(), sizeof header);
+      if (header.source < heard_.size()) heard_[header.source] = 1;
       sink.on_message(header, slot.subspan(sizeof header, wc.byte_len - sizeof header));
       // The payload span was valid only during the call: the buffer goes straight back.
       srq_->repost(index);
@@ -408,8 +425,17 @@ int VerbsTransport::progress(MessageSink& sink) {
       free_send_slots_.push_back(static_cast<int>(index));
       if (qp_index >= 0) --qps_[static_cast<std::size_t>(qp_index)].outstanding;
       if (wc.status != IBV_WC_SUCCESS) fail_peer(peer, "send failed: " + describe_completion(wc), &sink);
+      else heard_[static_cast<std::size_t>(peer)] = 1;
       ++handled;
+    } else if (kind == kProbe) {
+      const int peer = static_cast<int>(index);
+      Route& route = routes_.at(peer);
+      --qps_[static_cast<std::size_t>(route.qp_index)].outstanding;
+      route.probe_posted = false;
+      --probes_posted_;
+      if (wc.status != IBV_WC_SUCCESS) fail_peer(peer, "liveness probe failed: " + describe_completion(wc), &sink);
     } else if (kind == kRead) {
+      --reads_posted_;
       auto it = reads_.find(index);
       if (it != reads_.end()) {
         const int peer = it->second.peer;
@@ -420,6 +446,7 @@ int VerbsTransport::progress(MessageSink& sink) {
           fail_peer(peer, reason, &sink);
           finish_read_chunk(index, false, reason);
         } else {
+          heard_[static_cast<std::size_t>(peer)] = 1;
           finish_read_chunk(index, true, "");
         }
       }
@@ -428,6 +455,39 @@ int VerbsTransport::progress(MessageSink& sink) {
   }
   while (!pending_reads_.empty() && post_read(pending_reads_.front())) pending_reads_.pop_front();
   return handled;
+}
+
+void VerbsTransport::probe_quiet_peers() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_probe_round_ < kProbeInterval) return;
+  last_probe_round_ = now;
+  for (auto& [peer, route] : routes_) {
+    auto& heard = heard_[static_cast<std::size_t>(peer)];
+    if (heard) {
+      heard = 0;
+      continue;
+    }
+    QpState& qp = qps_[static_cast<std::size_t>(route.qp_index)];
+    if (route.failed || route.probe_posted || qp.outstanding >= limits_.send_depth) continue;
+    if (probes_posted_ >= probe_budget_) break;
+    ibv_send_wr wr{};
+    wr.wr_id = make_wr_id(kProbe, static_cast<std::uint64_t>(peer));
+    wr.num_sge = 0;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    // XRC: the write names the peer's SRQ, which the target checks, so it tests that rank and
+    // not only the rank owning the TGT QP.
+    if (mode_ == PlanMode::xrc) wr.qp_type.xrc.remote_srqn = route.remote_srqn;
+    try {
+      qp.qp->post_send(wr);
+    } catch (const VerbsError& e) {
+      fail_peer(peer, std::string("liveness probe: ") + e.what(), nullptr);
+      continue;
+    }
+    ++qp.outstanding;
+    ++probes_posted_;
+    route.probe_posted = true;
+  }
 }
 
 void VerbsTransport::drain_async_events(MessageSink& sink) {
@@ -536,7 +596,7 @@ bool VerbsTransport::post_read(const PendingRead& read) {
     finish_read_chunk(read.op_id, false, "verbs: " + peer_label(read.peer) + " failed");
     return true;
   }
-  if (qp.outstanding >= limits_.send_depth) return false;
+  if (qp.outstanding >= limits_.send_depth || reads_posted_ >= kMaxReadsPosted) return false;
   ibv_sge sge{};
   sge.addr = read.local_address;
   sge.length = read.length;
@@ -559,6 +619,7 @@ bool VerbsTransport::post_read(const PendingRead& read) {
     return true;
   }
   ++qp.outstanding;
+  ++reads_posted_;
   return true;
 }
 

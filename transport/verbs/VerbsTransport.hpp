@@ -12,6 +12,7 @@
 
 #include <xmsg/transport/transport.hpp>
 
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -61,6 +62,8 @@ class VerbsTransport final : public xmsg::transport::Transport {
   void disconnect() override;
 
   PlanMode mode() const { return mode_; }
+  // How often the SRQ fell to its low watermark (the rank progressed too rarely for its senders).
+  std::uint64_t srq_limit_events() const { return srq_limit_events_; }
   const Device& device() const { return device_; }
 
  private:
@@ -72,6 +75,7 @@ class VerbsTransport final : public xmsg::transport::Transport {
     int qp_index = -1;
     std::uint32_t remote_srqn = 0;  // XRC only
     bool failed = false;
+    bool probe_posted = false;
   };
   struct ReadOp {
     xmsg::transport::ReadCompletion* done = nullptr;
@@ -103,6 +107,7 @@ class VerbsTransport final : public xmsg::transport::Transport {
   void finish_read_chunk(std::uint64_t op_id, bool ok, const std::string& reason);
   void teardown();
   void drain_async_events(xmsg::transport::MessageSink& sink);
+  void probe_quiet_peers();
 
   xmsg::bootstrap::Bootstrap& boot_;
   Device device_;
@@ -133,6 +138,12 @@ class VerbsTransport final : public xmsg::transport::Transport {
   std::map<std::uint32_t, int> qp_index_by_qpn_;
   std::uint64_t progress_calls_ = 0;
   std::uint64_t srq_limit_events_ = 0;  // the SRQ fell to its low watermark (receiver lagging)
+  // Per world rank: a completion proved the peer alive since the last probe round.
+  std::vector<std::uint8_t> heard_;
+  std::chrono::steady_clock::time_point last_probe_round_;
+  int probes_posted_ = 0;
+  int probe_budget_ = 0;  // CQ entries left for probes
+  int reads_posted_ = 0;  // READs on the send queues (the CQ holds kMaxReadsPosted of them)
 };
 
 }  // namespace xmsg::verbs

@@ -51,7 +51,9 @@ Segment Segment::create(const std::string& name, size_t bytes) {
 Segment Segment::open(const std::string& name, size_t bytes) {
   int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
   if (fd < 0) throw TransportError("shm: " + errno_text("shm_open", name));
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // The owner has already touched every page; populating our page tables now keeps a minor
+  // fault per 4 KiB (about 1 us here) out of the first lap of messages through the ring.
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   int saved = errno;
   ::close(fd);
   if (p == MAP_FAILED) {

@@ -1,12 +1,14 @@
 // ShmTransport: ties the pieces together. Wire-up (collective):
-//   1. each rank that has local peers creates its ReceiveQueue segment, binds it to its NUMA
-//      node, and publishes {pid, ring size, CMA probe} under "xmsg.shm";
+//   1. each rank that has local peers creates its segment (ReceiveQueue + one Mailbox per local
+//      rank), binds it to its NUMA node, and publishes {pid, ring size, mailbox count, CMA
+//      probe} under "xmsg.shm";
 //   2. fence (collect) -> map every peer's segment, open a pidfd, probe CMA;
 //   3. fence -> every local rank has mapped every segment: unlink our name from /dev/shm.
 #include <xmsg/bootstrap/bootstrap.hpp>
 #include <xmsg/transport/shm.hpp>
 
 #include "CmaCopy.hpp"
+#include "Mailbox.hpp"
 #include "PeerMonitor.hpp"
 #include "ReceiveQueue.hpp"
 #include "Segment.hpp"
@@ -29,6 +31,7 @@ namespace {
 struct PeerRecord {
   int64_t pid;
   uint64_t cells;        // 0: this rank has no segment
+  uint64_t mailboxes;    // local ranks (one mailbox each in the segment)
   uint64_t probe_addr;   // address of cma_probe_word in its address space
   uint64_t probe_value;
 };
@@ -104,9 +107,17 @@ class ShmTransport final : public Transport {
     const int world = boot_.size();
     slot_of_.assign(world, -1);
     const bool active = !peers.empty();
+    // The node's local ranks in world order: mailbox i of every segment belongs to local[i].
+    std::vector<int> local(peers.begin(), peers.end());
+    local.push_back(boot_.rank());
+    std::sort(local.begin(), local.end());
+    auto mailbox_of = [&](int rank) {
+      return static_cast<uint64_t>(std::lower_bound(local.begin(), local.end(), rank) - local.begin());
+    };
+    const SegmentLayout layout{cells_, local.size()};
     if (active) {
       const std::string name = "/xmsg-" + boot_.job_id() + "-shm-" + std::to_string(boot_.rank());
-      own_ = Segment::create(name, segment_bytes(cells_));
+      own_ = Segment::create(name, layout.bytes());
       bind_to_local_numa(own_.data(), own_.size());
       std::memset(own_.data(), 0, own_.size());  // first touch after binding
       auto* ctl = new (own_.data()) QueueControl();
@@ -114,10 +125,17 @@ class ShmTransport final : public Transport {
       ctl->cells = cells_;
       ctl->owner_pid = ::getpid();
       ctl->owner_rank = static_cast<uint64_t>(boot_.rank());
-      consumer_ = QueueConsumer(ctl, cells_of(own_), cells_);
+      consumer_ = QueueConsumer(ctl, SegmentLayout::ring_cells_of(own_.data()), cells_);
+      for (uint64_t i = 0; i < layout.mailboxes; ++i) {
+        auto* mctl = new (layout.mailbox_control(own_.data(), i)) QueueControl();
+        mctl->magic = kQueueMagic;
+        mctl->cells = kMailboxCells;
+        mctl->owner_pid = ::getpid();
+        mctl->owner_rank = static_cast<uint64_t>(boot_.rank());
+      }
     }
     cma_probe_word = 0x5eed0000'0000'0000ULL ^ static_cast<uint64_t>(::getpid());
-    PeerRecord rec{::getpid(), active ? cells_ : 0, reinterpret_cast<uint64_t>(&cma_probe_word),
+    PeerRecord rec{::getpid(), active ? cells_ : 0, layout.mailboxes, reinterpret_cast<uint64_t>(&cma_probe_word),
                    cma_probe_word};
     boot_.put("xmsg.shm", std::as_bytes(std::span(&rec, 1)));
     boot_.commit();
@@ -134,17 +152,28 @@ class ShmTransport final : public Transport {
       if (pr.cells == 0)
         throw TransportError("shm: rank " + std::to_string(peer) +
                              " has no shared-memory queue (transport selection differs between ranks)");
+      if (pr.mailboxes != layout.mailboxes)
+        throw TransportError("shm: rank " + std::to_string(peer) + " counts " + std::to_string(pr.mailboxes) +
+                             " local ranks, this rank " + std::to_string(layout.mailboxes) +
+                             " (transport selection differs between ranks)");
       Peer p;
       p.rank = peer;
       p.pid = static_cast<pid_t>(pr.pid);
-      p.segment = Segment::open("/xmsg-" + boot_.job_id() + "-shm-" + std::to_string(peer),
-                                segment_bytes(pr.cells));
-      auto* ctl = static_cast<QueueControl*>(p.segment.data());
-      if (ctl->magic != kQueueMagic || ctl->cells != pr.cells)
+      const SegmentLayout theirs{pr.cells, pr.mailboxes};
+      p.segment = Segment::open("/xmsg-" + boot_.job_id() + "-shm-" + std::to_string(peer), theirs.bytes());
+      void* base = p.segment.data();
+      auto* ctl = SegmentLayout::ring_control(base);
+      QueueControl* box = theirs.mailbox_control(base, mailbox_of(boot_.rank()));
+      if (ctl->magic != kQueueMagic || ctl->cells != pr.cells || box->magic != kQueueMagic ||
+          box->cells != kMailboxCells)
         throw TransportError("shm: segment of rank " + std::to_string(peer) + " is not a valid queue");
       // With a single local peer, that peer's ring has exactly one producer: us (selection is
       // the same on every rank, so the peer's only shm peer is this rank).
-      p.producer = QueueProducer(ctl, cells_of(p.segment), pr.cells, peers.size() == 1);
+      p.producer = QueueProducer(ctl, SegmentLayout::ring_cells_of(base), pr.cells, peers.size() == 1);
+      p.mailbox = QueueProducer(box, theirs.mailbox_cells(base, mailbox_of(boot_.rank())), kMailboxCells, true);
+      const uint64_t inbox = mailbox_of(peer);
+      p.inbox = QueueConsumer(layout.mailbox_control(own_.data(), inbox), layout.mailbox_cells(own_.data(), inbox),
+                              kMailboxCells);
       max_payload_ = std::min<uint64_t>(max_payload_, p.producer.max_payload());
       p.cma_ok = cma_wanted_ && cma_probe(p.pid, pr.probe_addr, pr.probe_value);
       cma_all_ = cma_all_ && p.cma_ok;
@@ -159,16 +188,22 @@ class ShmTransport final : public Transport {
   }
 
   bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) override {
-    return peers_[slot_of_[peer]].producer.try_push(header, payload.data(), payload.size());
+    Peer& p = peers_[slot_of_[peer]];
+    // Mailbox only while no ring record of ours is unconsumed (see Mailbox.hpp for the order).
+    if (payload.size() <= kFirstCellPayload && p.producer.consumed(p.ring_end) &&
+        p.mailbox.try_push(header, payload.data(), payload.size()))
+      return true;
+    return p.producer.try_push(header, payload.data(), payload.size(), nullptr, 0, &p.ring_end);
   }
 
   int progress(MessageSink& sink) override {
     if (peers_.empty()) return 0;
-    // One message per call: the caller re-checks its request between messages, so a blocked
-    // receiver returns as soon as its message is in, without first touching the next cell
-    // (a cold cache line the sender may be writing).
-    int n = consumer_.poll(
-        [&](const WireHeader& h, const std::byte* p, uint64_t len) { sink.on_message(h, {p, len}); }, 1);
+    // At most one message per lane and call: the caller re-checks its request between calls, so
+    // a blocked receiver returns as soon as its message is in. Every lane is looked at on every
+    // call, so a sender streaming into its mailbox cannot starve the ring.
+    int n = 0;
+    for (Peer& p : peers_) n += p.inbox.poll(Deliver{sink}, 1);
+    n += poll_ring(sink, 1);
     if (n == 0 && (++idle_polls_ & 255) == 0) check_liveness(sink);
     return n;
   }
@@ -204,12 +239,30 @@ class ShmTransport final : public Transport {
     int rank = -1;
     pid_t pid = 0;
     Segment segment;
-    QueueProducer producer;
+    QueueProducer producer;  // the peer's shared ring
+    QueueProducer mailbox;   // our mailbox in the peer's segment
+    QueueConsumer inbox;     // the peer's mailbox in our segment
+    uint64_t ring_end = 0;   // ring position just past our last record in the peer's ring
     bool cma_ok = false;
   };
 
-  static Cell* cells_of(const Segment& s) {
-    return reinterpret_cast<Cell*>(static_cast<std::byte*>(s.data()) + sizeof(QueueControl));
+  struct Deliver {
+    MessageSink& sink;
+    void operator()(const WireHeader& h, const std::byte* p, uint64_t len) const { sink.on_message(h, {p, len}); }
+  };
+
+  // Ring records from a sender come after whatever that sender left in its mailbox.
+  int poll_ring(MessageSink& sink, int budget) {
+    const int n = consumer_.poll(
+        [&](const WireHeader& h, const std::byte* p, uint64_t len) {
+          if (h.source < slot_of_.size() && slot_of_[h.source] >= 0)
+            while (peers_[slot_of_[h.source]].inbox.poll(Deliver{sink}, static_cast<int>(kMailboxCells)) > 0) {
+            }
+          sink.on_message(h, {p, len});
+        },
+        budget);
+    if (n == 0) consumer_.idle();
+    return n;
   }
 
   static uint64_t now_ns() {
@@ -225,9 +278,10 @@ class ShmTransport final : public Transport {
     auto dead = monitor_.check();
     if (dead.empty()) return;
     // A peer's last messages may still sit in our ring: deliver them before the failure.
-    while (consumer_.poll([&](const WireHeader& h, const std::byte* p, uint64_t len) {
-      sink.on_message(h, {p, len});
-    }, 64) > 0) {
+    for (;;) {
+      int n = poll_ring(sink, 64);
+      for (Peer& p : peers_) n += p.inbox.poll(Deliver{sink}, static_cast<int>(kMailboxCells));
+      if (n == 0) break;
     }
     for (auto& [rank, why] : dead) sink.on_peer_failure(rank, why);
   }

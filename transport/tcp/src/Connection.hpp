@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace xmsg::transport::tcp {
 
@@ -40,6 +43,21 @@ struct Connection {
   Nonce my_nonce{}, their_nonce{};
   std::chrono::steady_clock::time_point deadline{};
   ReceiveBuffer rx;
+  // A ReadData range being received straight into the reader's destination (no staging copy).
+  std::byte* direct = nullptr;
+  size_t direct_left = 0;
+  ReadCompletion* direct_done = nullptr;  // called once direct_left reaches 0
+  // The head of a rendezvous buffer the peer pushes right behind its RTS (kDataThenPush, then
+  // kPush): set from the RTS until the pushed bytes have landed.
+  struct Push {
+    uint64_t key = 0, length = 0;
+    bool claimed = false;            // a read_remote() of this buffer wants the head
+    std::span<std::byte> dst;        // ... here (shorter than length when it truncates)
+    ReadCompletion* done = nullptr;  // ... and is complete once the head lands (nothing to read)
+    std::vector<std::byte> buffer;   // the head, when it could not go to dst directly
+    bool landing = false;            // the kPush frame is being received
+  };
+  std::optional<Push> push;
   bool bye_received = false;
   bool watching_writes = false;  // EPOLLOUT registered
 };

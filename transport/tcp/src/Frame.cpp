@@ -27,7 +27,9 @@ ParsedFrame parse_frame(std::span<const std::byte> bytes, size_t max_payload) {
     return out;
   }
   std::memcpy(&out.header, bytes.data(), sizeof(FrameHeader));
-  if (out.header.type != FrameType::kData && out.header.type != FrameType::kBye) {
+  const FrameType t = out.header.type;
+  if (t != FrameType::kData && t != FrameType::kBye && t != FrameType::kReadRequest && t != FrameType::kReadData &&
+      t != FrameType::kDataThenPush && t != FrameType::kPush) {
     out.status = ParsedFrame::Status::kInvalid;
     out.error = "bad frame type 0x" + [&] {
       char b[16];
@@ -39,6 +41,16 @@ ParsedFrame parse_frame(std::span<const std::byte> bytes, size_t max_payload) {
   if (out.header.payload_bytes > max_payload) {
     out.status = ParsedFrame::Status::kInvalid;
     out.error = "frame payload of " + std::to_string(out.header.payload_bytes) + " bytes exceeds the limit of " + std::to_string(max_payload);
+    return out;
+  }
+  const size_t fixed = t == FrameType::kReadRequest ? sizeof(ReadRequest)
+                       : t == FrameType::kReadData  ? sizeof(ReadData)
+                       : t == FrameType::kPush      ? sizeof(PushHeader)
+                       : t == FrameType::kDataThenPush ? sizeof(RendezvousDescriptor) + sizeof(uint64_t)
+                                                      : 0;
+  if (fixed && out.header.payload_bytes != fixed) {
+    out.status = ParsedFrame::Status::kInvalid;
+    out.error = "read frame with a payload of " + std::to_string(out.header.payload_bytes) + " bytes (expected " + std::to_string(fixed) + ")";
     return out;
   }
   size_t total = sizeof(FrameHeader) + out.header.payload_bytes;

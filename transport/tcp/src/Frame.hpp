@@ -13,8 +13,32 @@
 namespace xmsg::transport::tcp {
 
 enum class FrameType : uint32_t {
-  kData = 0x58540001,  // a message for the sink
-  kBye = 0x58540002,   // orderly end: the EOF that follows is not a failure
+  kData = 0x58540001,         // a message for the sink
+  kBye = 0x58540002,          // orderly end: the EOF that follows is not a failure
+  kReadRequest = 0x58540003,  // payload ReadRequest: send me a range of a buffer you exposed
+  kReadData = 0x58540004,     // payload ReadData; then ReadData.length raw bytes of the range
+  kDataThenPush = 0x58540005, // a kRendezvousRts for the sink, its payload followed by a uint64
+                              // push length (not for the sink); a kPush frame comes next
+  kPush = 0x58540006,         // payload Push; then Push.length raw bytes: the head of the
+                              // exposed buffer named by the RTS before it, sent unasked
+};
+
+// The tcp form of a remote read (rendezvous): the reader names the range, the owner streams it
+// straight from the exposed buffer and the reader receives it straight into its destination.
+struct ReadRequest {
+  uint64_t key;     // MemoryHandle.key from the owner's expose()
+  uint64_t offset;  // into the exposed buffer
+  uint64_t length;
+  uint64_t read_id;  // the reader's, echoed in ReadData
+};
+struct PushHeader {
+  uint64_t key;
+  uint64_t length;
+};
+struct ReadData {
+  uint64_t read_id;
+  uint64_t length;  // raw bytes that follow this frame (0 when refused)
+  uint64_t refused;  // nonzero: the owner had no such exposed range
 };
 
 struct FrameHeader {

@@ -35,7 +35,13 @@ TcpConfig TcpConfig::from_environment() {
   if (c.queue_limit < c.max_payload + 64)
     throw TransportError("XMSG_TCP_QUEUE_BYTES=" + std::to_string(c.queue_limit) + " must exceed XMSG_TCP_MAX_PAYLOAD=" +
                          std::to_string(c.max_payload) + " so that one largest message fits");
+  c.rendezvous_push = env_size("XMSG_TCP_RNDV_PUSH", c.rendezvous_push, 0, size_t(1) << 30);
   c.handshake_timeout = std::chrono::milliseconds(env_size("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", 10000, 10, 3600 * 1000));
+  if (const char* poll = std::getenv("XMSG_TCP_POLL"); poll && *poll) {
+    if (std::strcmp(poll, "recv") == 0) c.poll_by_recv = true;
+    else if (std::strcmp(poll, "epoll") == 0) c.poll_by_recv = false;
+    else throw TransportError(std::string("XMSG_TCP_POLL='") + poll + "': expected recv or epoll");
+  }
   const char* verbose = std::getenv("XMSG_VERBOSE");
   c.verbose = verbose && *verbose && std::strcmp(verbose, "0") != 0;
   return c;

@@ -11,7 +11,9 @@ struct TcpConfig {
   std::string interface;                        // XMSG_TCP_IF: interface name or IPv4 address
   size_t max_payload = 512 * 1024;              // XMSG_TCP_MAX_PAYLOAD: largest try_send payload
   size_t queue_limit = 4 * 1024 * 1024;         // XMSG_TCP_QUEUE_BYTES: per-peer unsent bytes
+  size_t rendezvous_push = 64 * 1024;           // XMSG_TCP_RNDV_PUSH: head of a rendezvous sent with its RTS
   std::chrono::milliseconds handshake_timeout{10000};  // XMSG_TCP_HANDSHAKE_TIMEOUT_MS
+  bool poll_by_recv = true;                     // XMSG_TCP_POLL=recv|epoll: how an idle rank polls
   bool verbose = false;                         // XMSG_VERBOSE: connection events on stderr
 
   // Throws TransportError naming the variable when one is not a valid number or is out of range.

@@ -17,9 +17,12 @@
 
 #include <netinet/in.h>
 
+#include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace xmsg::transport::tcp {
@@ -30,10 +33,17 @@ class TcpTransport final : public Transport {
   ~TcpTransport() override;
 
   std::string_view name() const override { return "tcp"; }
-  Capabilities capabilities() const override { return {false, config_.max_payload}; }
+  Capabilities capabilities() const override { return {true, config_.max_payload}; }
   void connect(std::span<const int> peers) override;
   bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) override;
   int progress(MessageSink& sink) override;
+  // Remote read over the stream: read_remote() asks the owner for the range (kReadRequest); the
+  // owner's progress() sends it from the exposed buffer itself and the reader's progress()
+  // receives it into `dst` itself. Each side copies once, between the kernel and user memory.
+  MemoryHandle expose(const void* buffer, size_t length) override;
+  void release(const MemoryHandle& handle) override;
+  void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
+                   ReadCompletion& done) override;
   int wait_fd() const override { return epoll_fd_; }
   void disconnect() override;
 
@@ -45,6 +55,11 @@ class TcpTransport final : public Transport {
   const std::string& listen_address() const { return listen_address_; }
 
  private:
+  struct PendingRead {
+    uint64_t id;
+    std::span<std::byte> dst;
+    ReadCompletion* done;
+  };
   struct Peer {
     int rank = -1;
     std::string address;  // "ip:port" the peer published
@@ -53,6 +68,7 @@ class TcpTransport final : public Transport {
     Connection* outgoing = nullptr;  // our call, before it is established
     Connection* incoming = nullptr;  // their call, accepted but not proven yet
     SendQueue queue;
+    std::deque<PendingRead> reads;  // our read_remote()s, answered in this order
     bool failed = false;
     bool failure_reported = false;
     std::string failure;
@@ -69,6 +85,18 @@ class TcpTransport final : public Transport {
   void on_connected(Connection& c);
   // Reads what the socket has; false when the connection was closed meanwhile.
   bool read_socket(Connection& c, MessageSink* sink, int& handled);
+  // Handles every complete frame in c.rx; false when the connection was closed meanwhile.
+  bool parse_frames(Connection& c, MessageSink* sink, int& handled);
+  void serve_read(Peer& p, const ReadRequest& request);
+  bool start_read_data(Connection& c, Peer& p, const ReadData& data);
+  // Sends a kRendezvousRts with the head of its exposed buffer behind it; false: not applicable.
+  bool try_send_pushed(Peer& p, const WireHeader& header, std::span<const std::byte> payload, bool& accepted);
+  bool start_push(Connection& c, Peer& p, const PushHeader& push);
+  void finish_push(Connection& c);
+  // Sends a read request for `dst` (`offset` into the owner's buffer `key`).
+  void request_read(Peer& p, uint64_t key, uint64_t offset, std::span<std::byte> dst, ReadCompletion& done);
+  // Queues one frame behind whatever waits for `p` and tries to send; no queue limit (internal).
+  void queue_frame(Peer& p, const FrameHeader& fh, std::span<const std::byte> payload);
   bool handle_handshake(Connection& c);
   void handle_hello(Connection& c, const HandshakeMessage& m);
   void handle_proof(Connection& c, const HandshakeMessage& m);
@@ -102,6 +130,11 @@ class TcpTransport final : public Transport {
   unsigned drive_calls_ = 0;
   bool failures_pending_ = false;
   size_t rejected_ = 0;
+  std::unordered_map<uint64_t, std::span<const std::byte>> exposed_;  // by MemoryHandle.key
+  // Pushed heads whose RTS was not matched when they arrived, by (peer, key).
+  std::map<std::pair<int, uint64_t>, std::vector<std::byte>> pushed_;
+  uint64_t next_key_ = 1;
+  uint64_t next_read_id_ = 1;
 };
 
 }  // namespace xmsg::transport::tcp

@@ -67,6 +67,14 @@ struct MemoryHandle {
   uint64_t key = 0;     // transport-specific (verbs rkey); 0 where unused
 };
 
+// The payload of a kRendezvousRts message: the sender's request and its exposed buffer. A
+// transport may look inside (tcp pushes the head of the buffer right behind the RTS).
+struct RendezvousDescriptor {
+  uint64_t request;
+  MemoryHandle handle;
+};
+static_assert(sizeof(RendezvousDescriptor) == 32);
+
 // Receives what progress() finds. Implemented by the runtime.
 class MessageSink {
  public:
