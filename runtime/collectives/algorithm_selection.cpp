@@ -72,7 +72,7 @@ Thresholds load() {
   Thresholds t;
   t.node_aware = env_bytes("XMSG_COLL_NODE_AWARE", 1) != 0;
   t.shm = env_bytes("XMSG_COLL_SHM", 1) != 0;
-  t.shm_slot = std::max<int64_t>(env_bytes("XMSG_COLL_SHM_SLOT", 16 << 10), 128);
+  t.shm_slot = std::max<int64_t>(env_bytes("XMSG_COLL_SHM_SLOT", 8 << 10), 128);
   t.shm_bcast_max = env_bytes("XMSG_COLL_SHM_BCAST_MAX", 8 << 10);
   t.barrier_linear_max = env_bytes("XMSG_COLL_BARRIER_LINEAR_MAX", 8);
   t.bcast_flat_max = env_bytes("XMSG_COLL_BCAST_FLAT_MAX", int64_t{1} << 40);

@@ -575,7 +575,7 @@ namespace {
 // default slot (16 KiB) and the 256-byte one of the coll_n9_shm_small_slot run, so each call
 // may switch between the region and point-to-point.
 void back_to_back_mix(const TestComm& c, int salt) {
-  const int64_t sizes[] = {1, 13, 255, 256, 257, 4096, 16383, 16384, 16385};
+  const int64_t sizes[] = {1, 13, 56, 57, 256, 257, 8192, 8193, 16385};
   const int n = c.size;
   for (int iter = 0; iter < 2 * n + 9; ++iter) {
     const int root = (iter * 5 + salt) % n;
