@@ -9,6 +9,9 @@
 namespace xmsg::coll {
 
 struct Thresholds {
+  bool shm;                     // XMSG_COLL_SHM (default 1): shared-memory path for one-node communicators
+  int64_t shm_slot;             // XMSG_COLL_SHM_SLOT: bytes per rank slot; data that fits goes through it
+  int64_t shm_bcast_max;        // XMSG_COLL_SHM_BCAST_MAX: largest bcast through the slot (also <= shm_slot)
   bool node_aware;              // XMSG_COLL_NODE_AWARE (default 1): hierarchical when the job spans nodes
   int64_t barrier_linear_max;   // communicator size <= this: linear barrier, else dissemination
   int64_t bcast_flat_max;       // oversubscribed and bytes <= this: linear bcast

@@ -120,8 +120,11 @@ int allreduce_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t 
 int allreduce_rabenseifner(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op) {
   const int64_t es = static_cast<int64_t>(op.elem_size);
   const int64_t bytes = count * es;
-  copy_bytes(recvbuf, sendbuf, bytes);
   const Fold f = make_fold(c);
+  // With no fold, the first exchange sends its half straight from sendbuf and only the half
+  // this rank keeps is copied (while that exchange is in flight): half a vector less copying.
+  const bool copy_kept_half_only = f.rem == 0 && f.p2 > 1 && sendbuf != recvbuf;
+  if (!copy_kept_half_only) copy_bytes(recvbuf, sendbuf, bytes);
   Scratch scratch(bytes);
   std::byte* acc = static_cast<std::byte*>(recvbuf);
   std::byte* incoming = scratch.get();
@@ -142,9 +145,12 @@ int allreduce_rabenseifner(const Comm& c, const void* sendbuf, void* recvbuf, in
       Half h = (f.newrank & mask) ? Half{partner, mid, hi, lo, mid} : Half{partner, lo, mid, mid, hi};
       halves.push_back(h);
       const int64_t keep = h.keep_hi - h.keep_lo, give = h.give_hi - h.give_lo;
+      const bool from_sendbuf = round == 0 && copy_kept_half_only;
+      const std::byte* give_from = from_sendbuf ? static_cast<const std::byte*>(sendbuf) : acc;
       Step step(c);
       if (keep > 0) step.recv(incoming + h.keep_lo * es, keep * es, f.real(partner), kTagAllreduce + 2 + round);
-      if (give > 0) step.send(acc + h.give_lo * es, give * es, f.real(partner), kTagAllreduce + 2 + round);
+      if (give > 0) step.send(give_from + h.give_lo * es, give * es, f.real(partner), kTagAllreduce + 2 + round);
+      if (from_sendbuf) copy_bytes(acc + h.keep_lo * es, at(sendbuf, h.keep_lo * es), keep * es);
       if (int e = step.wait()) return e;
       if (partner < f.newrank || op.commutative) {
         op.apply(incoming + h.keep_lo * es, acc + h.keep_lo * es, keep);

@@ -35,6 +35,7 @@ enum Tag : int {
   kTagScatter = 6 << 10,
   kTagAllgather = 7 << 10,
   kTagAlltoall = 8 << 10,
+  kTagNodeRegion = 9 << 10,  // setting up a communicator's shared-memory region
 };
 
 // The sends and receives of one step of an algorithm; wait() completes all of them and
@@ -165,6 +166,20 @@ int allgatherv_ring(const Comm& c, void* recvbuf, const int64_t* counts, const i
 int alltoall_bruck(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
 int alltoall_pairwise(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
 int alltoall_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+// Shared-memory collectives (shm_collectives.cpp) for a communicator whose ranks all live on
+// one node. node_shm() is collective on the first call for a communicator (it sets up the
+// region) and gives the same answer on every rank: nullptr when the path is off, the
+// communicator spans nodes or is a subset Comm, or the region could not be set up. Data goes
+// through one slot per rank, so bytes (n * block for alltoall) must fit XMSG_COLL_SHM_SLOT.
+struct NodeShm;
+NodeShm* node_shm(const Comm& c);
+int shm_barrier(NodeShm& s, const Comm& c);
+int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
+// everyone = allreduce; otherwise only `root` gets the result in recvbuf.
+int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
+               int root, bool everyone);
+int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+
 int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
                        void* recvbuf, const int64_t* rcounts, const int64_t* rdispls);
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <string>
 
 using xmsg::rt::Comm;
 using xmsg::rt::World;
@@ -121,6 +122,7 @@ extern "C" int xmsg_comm_free(xmsg_comm_t* comm) {
   if (int rc = xmsgi_check_comm(*comm, "xmsg_comm_free", nullptr, nullptr)) return rc;
   if (*comm == XMSG_COMM_WORLD || *comm == XMSG_COMM_SELF)
     return xmsgi_error(XMSG_ERR_COMM, "xmsg_comm_free: XMSG_COMM_WORLD and XMSG_COMM_SELF cannot be freed");
+  xmsgi_coll_comm_freed(*comm);
   World::current->free_comm(*comm);
   *comm = XMSG_COMM_NULL;
   return XMSG_SUCCESS;
@@ -147,3 +149,30 @@ int xmsgi_comm_world_rank(xmsg_comm_t comm, int rank, int* world_rank) {
 }
 
 int xmsgi_progress(void) { return World::current ? World::current->progress() : 0; }
+
+const char* xmsgi_job_id(void) {
+  static std::string id;
+  if (World::current && id.empty()) id = World::current->bootstrap().job_id();
+  return id.c_str();
+}
+
+int xmsgi_comm_context(xmsg_comm_t comm, uint32_t* context) {
+  if (int rc = xmsgi_check_comm(comm, "xmsgi_comm_context", nullptr, nullptr)) return rc;
+  *context = World::current->comm(comm)->cid;
+  return XMSG_SUCCESS;
+}
+
+void xmsgi_idle(unsigned* spins) {
+  if (!World::current) return;
+  World::Idle idle{*spins};
+  idle.pause(*World::current);
+  *spins = idle.spins;
+}
+
+int xmsgi_check_peer(xmsg_comm_t comm, int rank, const char* func) {
+  if (int rc = xmsgi_check_comm(comm, func, nullptr, nullptr)) return rc;
+  const World* w = World::current;
+  const Comm* c = World::current->comm(comm);
+  const int world_rank = c->world_of[rank];
+  return w->peer_dead(world_rank) ? w->peer_failed_error(func, c, world_rank) : XMSG_SUCCESS;
+}

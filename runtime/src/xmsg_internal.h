@@ -37,3 +37,15 @@ int xmsgi_comm_world_rank(xmsg_comm_t comm, int rank, int* world_rank);
 
 // Runs the progress engine once (never blocks); returns how many events it handled.
 int xmsgi_progress(void);
+
+// ---- for the shared-memory collectives (runtime/collectives/shm_collectives.cpp) ----
+// The job id (safe in file names) and the context id of `comm` name its node segment.
+const char* xmsgi_job_id(void);
+int xmsgi_comm_context(xmsg_comm_t comm, uint32_t* context);
+// One step of a wait loop with the runtime's policy (spin; yield when oversubscribed).
+void xmsgi_idle(unsigned* spins);
+// XMSG_SUCCESS, or XMSG_ERR_PEER_FAILED with the message recorded when the runtime has found
+// rank `rank` of `comm` dead (its transport's liveness check, run by xmsgi_progress).
+int xmsgi_check_peer(xmsg_comm_t comm, int rank, const char* func);
+// Implemented by the collectives: drops what they keep for `comm` (called as it is freed).
+void xmsgi_coll_comm_freed(xmsg_comm_t comm);

@@ -569,6 +569,77 @@ TEST(Alltoall, VariableCounts) {
 
 namespace {
 
+// Many collectives back to back with no barrier between them, roots and sizes changing every
+// call: on a communicator that lives on one node they run through its shared-memory region,
+// where a fast root may be a collective or two ahead of the slowest reader. Sizes straddle the
+// default slot (16 KiB) and the 256-byte one of the coll_n9_shm_small_slot run, so each call
+// may switch between the region and point-to-point.
+void back_to_back_mix(const TestComm& c, int salt) {
+  const int64_t sizes[] = {1, 13, 56, 57, 256, 257, 8192, 8193, 16385};
+  const int n = c.size;
+  for (int iter = 0; iter < 2 * n + 9; ++iter) {
+    const int root = (iter * 5 + salt) % n;
+    const int64_t bytes = sizes[iter % 9];
+    // A burst of bcasts from one root: the root runs ahead while the others still copy.
+    for (int burst = 0; burst < 4; ++burst) {
+      std::vector<unsigned char> buf(bytes, 0), want(bytes);
+      for (int64_t i = 0; i < bytes; ++i) want[i] = pattern(root, burst, i, iter + salt);
+      if (c.rank == root) buf = want;
+      EXPECT_TRUE(ok(xmsg_bcast(buf.data(), bytes, XMSG_BYTE, root, c.handle))) << c.name;
+      EXPECT_TRUE(same_arrays(buf.data(), want.data(), bytes))
+          << where(c, "bcast root " + std::to_string(root) + " bytes " + std::to_string(bytes));
+    }
+    const int64_t count = std::max<int64_t>(1, bytes / 8);
+    std::vector<int64_t> send(count), sum(count, -1), sum_want(count, 0), max_at_root(count, -1), max_want(count);
+    for (int64_t i = 0; i < count; ++i) {
+      send[i] = c.rank * 1000 + i + iter;
+      for (int r = 0; r < n; ++r) sum_want[i] += r * 1000 + i + iter;
+      max_want[i] = (n - 1) * 1000 + i + iter;
+    }
+    EXPECT_TRUE(ok(xmsg_allreduce(send.data(), sum.data(), count, XMSG_INT64_T, XMSG_SUM, c.handle))) << c.name;
+    EXPECT_TRUE(same_arrays(sum.data(), sum_want.data(), count)) << where(c, "allreduce count " + std::to_string(count));
+    EXPECT_TRUE(ok(xmsg_reduce(send.data(), max_at_root.data(), count, XMSG_INT64_T, XMSG_MAX, root, c.handle)))
+        << c.name;
+    if (c.rank == root) {
+      EXPECT_TRUE(same_arrays(max_at_root.data(), max_want.data(), count))
+          << where(c, "reduce root " + std::to_string(root) + " count " + std::to_string(count));
+    }
+    const int64_t block = std::max<int64_t>(1, bytes / n);
+    std::vector<unsigned char> a2a_send(block * n), a2a_got(block * n, 0), a2a_want(block * n);
+    for (int peer = 0; peer < n; ++peer)
+      for (int64_t i = 0; i < block; ++i) {
+        a2a_send[peer * block + i] = pattern(c.rank, peer, i, iter + salt);
+        a2a_want[peer * block + i] = pattern(peer, c.rank, i, iter + salt);
+      }
+    EXPECT_TRUE(ok(xmsg_alltoall(a2a_send.data(), block, XMSG_BYTE, a2a_got.data(), block, XMSG_BYTE, c.handle)))
+        << c.name;
+    EXPECT_TRUE(same_arrays(a2a_got.data(), a2a_want.data(), block * n))
+        << where(c, "alltoall block " + std::to_string(block));
+    if (iter % 3 == 0) {
+      EXPECT_TRUE(ok(xmsg_barrier(c.handle))) << c.name;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(NodeShm, BackToBackOnSplitDupAndReusedHandles) {
+  for (const auto& c : g_comms) back_to_back_mix(c, 0);
+  // Dups are new communicators with their own regions; freeing one and duplicating again
+  // reuses the handle, which must not find the freed communicator's region.
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& base : g_comms) {
+      xmsg_comm_t dup = XMSG_COMM_NULL;
+      EXPECT_TRUE(ok(xmsg_comm_dup(base.handle, &dup))) << base.name;
+      if (dup == XMSG_COMM_NULL) continue;
+      back_to_back_mix(TestComm{dup, base.name + "/dup" + std::to_string(round), base.rank, base.size}, round + 1);
+      EXPECT_TRUE(ok(xmsg_comm_free(&dup))) << base.name;
+    }
+  }
+}
+
+namespace {
+
 void expect_error(int code, int expected, const char* needle, const char* what) {
   EXPECT_EQ(code, expected) << what << ": " << xmsg_last_error_message();
   EXPECT_NE(std::string(xmsg_last_error_message()).find(needle), std::string::npos)
