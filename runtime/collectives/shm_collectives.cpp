@@ -25,6 +25,7 @@
 #include <exception>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "algorithm_selection.hpp"
 #include "coll.hpp"
@@ -38,6 +39,11 @@ struct NodeShm {
   NodeCollectiveRegion region;
   uint64_t seq = 0;
   bool usable = false;
+  // Per rank, the newest collective this rank has seen it post. A rank posts collective s
+  // only after finishing s - 1, so seeing its post of s - 1 already proves it is done with
+  // s - 2: claim_slot() then needs no read of that rank's `done` line (a cache-line transfer
+  // on the critical path of every back-to-back collective).
+  std::vector<uint64_t> seen_posted;
 };
 
 namespace {
@@ -122,12 +128,14 @@ int wait_for(const Comm& c, const char* func, Ready&& ready) {
   return XMSG_SUCCESS;
 }
 
-bool has_posted(const NodeShm& s, int rank, uint64_t seq) {
-  return s.region.posted(rank, seq).load(std::memory_order_acquire) >= seq;
+bool has_posted(NodeShm& s, int rank, uint64_t seq) {
+  if (s.region.posted(rank, seq).load(std::memory_order_acquire) < seq) return false;
+  s.seen_posted[static_cast<size_t>(rank)] = std::max(s.seen_posted[static_cast<size_t>(rank)], seq);
+  return true;
 }
 
 // Waits until every rank has posted collective `seq`.
-int wait_all_posted(const NodeShm& s, const Comm& c, uint64_t seq, const char* func) {
+int wait_all_posted(NodeShm& s, const Comm& c, uint64_t seq, const char* func) {
   int next = 0;  // ranks below `next` are known to have posted
   return wait_for(c, func, [&] {
     while (next < c.size && has_posted(s, next, seq)) ++next;
@@ -141,8 +149,12 @@ int claim_slot(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, const cha
   *slot = s.region.data(c.rank, seq, static_cast<size_t>(bytes));
   if (seq < 3) return XMSG_SUCCESS;
   int next = 0;
+  auto finished_old = [&](int r) {
+    return r == c.rank || s.seen_posted[static_cast<size_t>(r)] >= seq - 1 ||
+           s.region.done(r).load(std::memory_order_acquire) >= seq - 2;
+  };
   return wait_for(c, func, [&] {
-    while (next < c.size && s.region.done(next).load(std::memory_order_acquire) >= seq - 2) ++next;
+    while (next < c.size && finished_old(next)) ++next;
     return next == c.size;
   });
 }
@@ -172,6 +184,7 @@ NodeShm* node_shm(const Comm& c) {
   auto& state = by_comm()[c.handle];
   if (!state) {
     state = std::make_unique<NodeShm>();
+    state->seen_posted.assign(static_cast<size_t>(c.size), 0);
     state->usable = on_one_node(c) && set_up(c, state.get());
   }
   return state->usable ? state.get() : nullptr;
