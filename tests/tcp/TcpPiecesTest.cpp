@@ -174,6 +174,42 @@ TEST(ReceiveBuffer, ReassemblesFramesFedInOddPieces) {
   EXPECT_TRUE(rx.readable().empty());
 }
 
+// Sends everything queued through a socketpair, at most `max_iov` blocks per sendmsg, and
+// collects what arrives on the other end.
+void drain_through_socket(SendQueue& q, int max_iov, std::vector<std::byte>* received) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  iovec iov[8];
+  ASSERT_LE(max_iov, 8);
+  while (!q.empty()) {
+    const int n = q.gather(iov, max_iov);
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(n);
+    const ssize_t sent = ::sendmsg(sv[0], &msg, MSG_DONTWAIT);
+    if (sent <= 0) {
+      ::close(sv[0]);
+      ::close(sv[1]);
+      FAIL() << "sendmsg returned " << sent;
+    }
+    q.consume(static_cast<size_t>(sent));
+    std::vector<std::byte> buf(static_cast<size_t>(sent));
+    size_t got = 0;
+    while (got < buf.size()) {
+      const ssize_t r = ::read(sv[1], buf.data() + got, buf.size() - got);
+      if (r <= 0) {
+        ::close(sv[0]);
+        ::close(sv[1]);
+        FAIL() << "read returned " << r;
+      }
+      got += static_cast<size_t>(r);
+    }
+    received->insert(received->end(), buf.begin(), buf.end());
+  }
+  ::close(sv[0]);
+  ::close(sv[1]);
+}
+
 TEST(SendQueue, GathersInBlocksAndDrainsThroughASocket) {
   SendQueue q;
   std::vector<std::byte> data(3 * SendQueue::kBlockBytes + 12345);
@@ -186,28 +222,8 @@ TEST(SendQueue, GathersInBlocksAndDrainsThroughASocket) {
   EXPECT_EQ(n, 4);
   EXPECT_LE(iov[0].iov_len, SendQueue::kBlockBytes);
 
-  int sv[2];
-  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
   std::vector<std::byte> received;
-  while (!q.empty()) {
-    n = q.gather(iov, 2);
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = static_cast<size_t>(n);
-    ssize_t sent = ::sendmsg(sv[0], &msg, MSG_DONTWAIT);
-    ASSERT_GT(sent, 0);
-    q.consume(static_cast<size_t>(sent));
-    std::vector<std::byte> buf(static_cast<size_t>(sent));
-    size_t got = 0;
-    while (got < buf.size()) {
-      ssize_t r = ::read(sv[1], buf.data() + got, buf.size() - got);
-      ASSERT_GT(r, 0);
-      got += static_cast<size_t>(r);
-    }
-    received.insert(received.end(), buf.begin(), buf.end());
-  }
-  ::close(sv[0]);
-  ::close(sv[1]);
+  ASSERT_NO_FATAL_FAILURE(drain_through_socket(q, 2, &received));
   EXPECT_EQ(received, data);
 }
 
@@ -225,30 +241,12 @@ TEST(SendQueue, SendsBorrowedRangesWithoutCopyingThemInOrder) {
   ASSERT_EQ(q.gather(iov, 8), 3);
   EXPECT_EQ(iov[1].iov_base, borrowed.data());  // the caller's memory itself, not a copy
 
-  int sv[2];
-  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
   std::vector<std::byte> received;
-  while (!q.empty()) {
-    int n = q.gather(iov, 8);
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = static_cast<size_t>(n);
-    ssize_t sent = ::sendmsg(sv[0], &msg, MSG_DONTWAIT);
-    ASSERT_GT(sent, 0);
-    q.consume(static_cast<size_t>(sent));
-    std::vector<std::byte> buf(static_cast<size_t>(sent));
-    size_t got = 0;
-    while (got < buf.size()) {
-      ssize_t r = ::read(sv[1], buf.data() + got, buf.size() - got);
-      ASSERT_GT(r, 0);
-      got += static_cast<size_t>(r);
-    }
-    received.insert(received.end(), buf.begin(), buf.end());
-  }
-  ::close(sv[0]);
-  ::close(sv[1]);
+  ASSERT_NO_FATAL_FAILURE(drain_through_socket(q, 8, &received));
   EXPECT_EQ(q.copied_bytes(), 0u);
-  std::vector<std::byte> expected = head;
+  std::vector<std::byte> expected;
+  expected.reserve(head.size() + borrowed.size() + tail.size());
+  expected.insert(expected.end(), head.begin(), head.end());
   expected.insert(expected.end(), borrowed.begin(), borrowed.end());
   expected.insert(expected.end(), tail.begin(), tail.end());
   EXPECT_EQ(received, expected);
