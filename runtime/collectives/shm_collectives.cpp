@@ -604,9 +604,10 @@ int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root
   return finish(s, c, seq, e);
 }
 
-// Every rank streams its blocks for ranks rank+1, rank+2, ... through its pipeline and reads
-// the blocks for it from ranks rank-1, rank-2, ... in that order (the pairwise schedule:
-// whoever lags, the rank one step behind can always go on, so the rings never deadlock).
+// Every rank streams its blocks for ranks rank+1, rank+2, ... through its pipeline and takes
+// the chunks for it from whichever writer has one ready (a reader never waits for one writer
+// while another's ring is full, so the rings never deadlock; when ranks outnumber cores a
+// reader takes what the writers scheduled so far have written).
 int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
   const char* func = "xmsg_alltoall";
   const uint64_t seq = ++s.seq;
@@ -616,7 +617,8 @@ int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
   const uint64_t total = per_block * static_cast<uint64_t>(n - 1);
   PipeWriter out(s, c, seq, [=](uint64_t k) { return static_cast<uint64_t>((me + 1 + static_cast<int>(k / per_block)) % n); });
   copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
-  uint64_t read = 0;  // chunks taken, in step order: step read / per_block + 1
+  std::vector<uint64_t> taken(static_cast<size_t>(n), 0);  // chunks taken from each writer
+  uint64_t read = 0;
   int e = wait_for(c, func, [&] {
     while (out.written() < total) {
       std::byte* dst = out.try_claim();
@@ -627,16 +629,19 @@ int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
       copy_bytes(dst, at(sendbuf, dest * block + offset), std::min(chunk, block - offset));
       out.commit();
     }
-    while (read < total) {
-      const int step = static_cast<int>(read / per_block) + 1;
+    for (int step = 1; step < n; ++step) {
       const int from = (me - step + n) % n;
-      const uint64_t k = read % per_block + static_cast<uint64_t>(step - 1) * per_block;
-      const std::byte* src = pipe_chunk(s, from, seq, k);
-      if (!src) break;
-      const int64_t offset = static_cast<int64_t>(read % per_block) * chunk;
-      copy_bytes(at(recvbuf, from * block + offset), src, std::min(chunk, block - offset));
-      pipe_release(s, c, from, seq, k);
-      ++read;
+      uint64_t& got = taken[static_cast<size_t>(from)];
+      while (got < per_block) {
+        const uint64_t k = got + static_cast<uint64_t>(step - 1) * per_block;
+        const std::byte* src = pipe_chunk(s, from, seq, k);
+        if (!src) break;
+        const int64_t offset = static_cast<int64_t>(got) * chunk;
+        copy_bytes(at(recvbuf, from * block + offset), src, std::min(chunk, block - offset));
+        pipe_release(s, c, from, seq, k);
+        ++got;
+        ++read;
+      }
     }
     return out.written() == total && read == total;
   });

@@ -639,7 +639,7 @@ TEST(NodeShm, BackToBackOnSplitDupAndReusedHandles) {
 }
 
 // Sizes around the large-data paths of one-node communicators: the 64 KiB pipeline chunk
-// (4 KiB in the small-chunk runs), a ring of 4 chunks wrapping within one call, and the
+// (4 KiB in the small-chunk runs) and past a ring of 4 chunks, and the
 // single-copy (CMA) runs; bcast from every root, allreduce with a commutative built-in op
 // (pipelined) and a non-commutative user op (single-copy or point-to-point), in place and not,
 // alltoall with blocks that do not divide into chunks. Back to back, no barrier in between.
