@@ -400,7 +400,8 @@ bool node_shm_cma(const NodeShm& s) { return s.cma; }
 int shm_barrier(NodeShm& s, const Comm& c) {
   const char* func = "xmsg_barrier";
   const uint64_t seq = ++s.seq;
-  if (!oversubscribed()) {
+  const int all = thresholds().shm_barrier_all;
+  if (all == 1 || (all < 0 && !oversubscribed())) {
     publish(s, c, seq);
     return finish(s, c, seq, wait_all_posted(s, c, seq, func));
   }
