@@ -12,7 +12,7 @@ struct Thresholds {
   bool shm;                     // XMSG_COLL_SHM (default 1): shared-memory path for one-node communicators
   int64_t shm_slot;             // XMSG_COLL_SHM_SLOT: bytes per rank slot; data that fits goes through it
   int64_t shm_bcast_max;        // XMSG_COLL_SHM_BCAST_MAX: largest bcast through the slot (also <= shm_slot)
-  int shm_barrier_all;          // XMSG_COLL_SHM_BARRIER: 1 every rank polls all, 0 rank 0 releases, -1 auto (all unless oversubscribed)
+  bool shm_barrier_all;         // XMSG_COLL_SHM_BARRIER=all: every rank polls all (default rooted: rank 0 releases)
   int64_t pipe_chunk;           // XMSG_COLL_PIPE_CHUNK: bytes of one pipeline chunk (rounded up to a page)
   int64_t pipe_chunks;          // XMSG_COLL_PIPE_CHUNKS: chunks in each rank's pipeline ring
   int64_t pipe_bcast_max;       // XMSG_COLL_PIPE_BCAST_MAX: largest one-node bcast through the pipelines

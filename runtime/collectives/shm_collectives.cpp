@@ -13,7 +13,7 @@
 // round of messages costs one more pass of the scheduler over all ranks.
 //
 // Waiting spins, then yields under the runtime's policy (xmsgi_idle). It runs the
-// point-to-point progress engine every 8 polls, and every poll once the wait is long (256
+// point-to-point progress engine every 64 polls, and every poll once the wait is long (256
 // polls), so a peer blocked sending to us is drained and the transports' liveness checks run
 // (the shm transport checks once per 256 idle progress calls: fewer calls made a dead peer
 // take seconds to notice among yielding ranks on a loaded machine); every 256 polls it asks
@@ -167,13 +167,15 @@ bool agree_on_cma(const Comm& c, NodeShm* s) {
   return true;
 }
 
-// Waits until ready() holds (see the file comment for what happens while waiting).
+// Waits until ready() holds (see the file comment for what happens while waiting). Progress
+// runs every 64 polls at first (every 8 cost the 2-rank barrier about 25%: a flag that turns
+// while progress runs is seen late).
 template <class Ready>
 int wait_for(const Comm& c, const char* func, Ready&& ready) {
   unsigned spins = 0;
   for (uint32_t polls = 1; !ready(); ++polls) {
     xmsgi_idle(&spins);
-    if (polls > 256 || (polls & 7) == 0) {
+    if (polls > 256 || (polls & 63) == 0) {
       xmsgi_progress();
       if ((polls & 255) == 0)
         for (int r = 0; r < c.size; ++r)
@@ -390,18 +392,18 @@ NodeShm* node_shm(const Comm& c) {
 
 bool node_shm_cma(const NodeShm& s) { return s.cma; }
 
-// When every rank has a core, each rank posts and polls everyone (one cache-line handoff).
-// When ranks outnumber cores, rank 0 posts last, once it has seen everyone arrive, and the
-// others wait only for rank 0: rank 0 thus leaves first, and a collective rooted at rank 0
-// right after (OSU's bcast loop) finds the root's data already posted instead of waiting for
-// the root to be scheduled again (with every-rank-polls-all, OSU's bcast at 4 ranks on 2
-// cores was 10x slower: the last rank to arrive released everyone, and the root often got its
-// time slice only after the waiting readers had used theirs).
+// Rank 0 posts last, once it has seen everyone arrive, and the others wait only for rank 0.
+// Rank 0 thus leaves first: a collective rooted at rank 0 right after (OSU's bcast loop) finds
+// the root's data already posted instead of waiting for it. XMSG_COLL_SHM_BARRIER=all makes
+// every rank post and poll all instead: one cache-line handoff instead of two (2 ranks
+// pinned: 0.69x Open MPI against 1.04x), but the ranks leave together, the last to arrive
+// first, so the reader of a bcast right after waits a handoff for the root's data (OSU's bcast
+// at 2 ranks pinned went from 0.3-0.55x the best peer to 1.0-1.4x; at 4 ranks on 2 cores 10x
+// slower, the root getting its time slice after the waiting readers had used theirs).
 int shm_barrier(NodeShm& s, const Comm& c) {
   const char* func = "xmsg_barrier";
   const uint64_t seq = ++s.seq;
-  const int all = thresholds().shm_barrier_all;
-  if (all == 1 || (all < 0 && !oversubscribed())) {
+  if (thresholds().shm_barrier_all) {
     publish(s, c, seq);
     return finish(s, c, seq, wait_all_posted(s, c, seq, func));
   }
