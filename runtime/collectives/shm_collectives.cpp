@@ -13,7 +13,7 @@
 // round of messages costs one more pass of the scheduler over all ranks.
 //
 // Waiting spins, then yields under the runtime's policy (xmsgi_idle). It runs the
-// point-to-point progress engine every 64 polls, and every poll once the wait is long (256
+// point-to-point progress engine every 64 polls (8 when oversubscribed), and every poll once the wait is long (256
 // polls), so a peer blocked sending to us is drained and the transports' liveness checks run
 // (the shm transport checks once per 256 idle progress calls: fewer calls made a dead peer
 // take seconds to notice among yielding ranks on a loaded machine); every 256 polls it asks
@@ -167,15 +167,17 @@ bool agree_on_cma(const Comm& c, NodeShm* s) {
   return true;
 }
 
-// Waits until ready() holds (see the file comment for what happens while waiting). Progress
-// runs every 64 polls at first (every 8 cost the 2-rank barrier about 25%: a flag that turns
-// while progress runs is seen late).
+// Waits until ready() holds (see the file comment for what happens while waiting). With a
+// core per rank, progress runs every 64 polls at first (every 8 cost the 2-rank barrier about
+// 25%: a flag that turns while progress runs is seen late); oversubscribed, every 8 (each
+// poll yields there, so polls are few and long).
 template <class Ready>
 int wait_for(const Comm& c, const char* func, Ready&& ready) {
+  static const uint32_t progress_mask = oversubscribed() ? 7 : 63;
   unsigned spins = 0;
   for (uint32_t polls = 1; !ready(); ++polls) {
     xmsgi_idle(&spins);
-    if (polls > 256 || (polls & 63) == 0) {
+    if (polls > 256 || (polls & progress_mask) == 0) {
       xmsgi_progress();
       if ((polls & 255) == 0)
         for (int r = 0; r < c.size; ++r)
