@@ -96,6 +96,7 @@ struct Capabilities {
   size_t max_eager_payload = 0;  // largest payload try_send() accepts
   bool remote_write = false;     // write_remote() works (CMA); lets a sender copy part of a
                                  // rendezvous message while the receiver reads the rest
+  size_t peek_payload = 0;       // largest message peek() can show (0: peek() is not offered)
 };
 
 class Transport {
@@ -114,6 +115,22 @@ class Transport {
 
   // Runs the transport once; returns how many messages/completions it handled.
   virtual int progress(MessageSink& sink) = 0;
+
+  // A cheap look (a few loads, no side effects) for whether progress() would find something.
+  // A blocked waiter spins on it between full progress() calls. Transports that cannot tell
+  // answer true, so the waiter calls progress() every time, as without the hint.
+  virtual bool input_ready() const { return true; }
+
+  // Fast path of a blocking receive from one peer: the oldest message from `peer` not yet
+  // delivered, when the transport can see it without delivering it (shm: the head of the peer's
+  // mailbox; a sender uses it only once all its earlier messages were delivered), else nullptr.
+  // The caller then either consumes it with take_peeked(peer) instead of progress() delivering
+  // it, or leaves it for progress(). The pointers stay valid until one of those.
+  virtual const WireHeader* peek(int peer, std::span<const std::byte>* payload) {
+    (void)peer, (void)payload;
+    return nullptr;
+  }
+  virtual void take_peeked(int peer) { (void)peer; }
 
   // Rendezvous capability (capabilities().remote_read). expose() registers a buffer the peer
   // may read until release(); read_remote() copies from a peer's exposed buffer into `dst` and
