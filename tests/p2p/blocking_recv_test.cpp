@@ -50,10 +50,15 @@ TEST(BlockingRecv, OtherTagsAtTheHeadKeepTheirOrder) {
   if (size < 2) GTEST_SKIP() << "needs at least 2 ranks";
   constexpr int kMessages = 600;  // > a mailbox of 128: some spill into the ring
   if (rank == kPeer) {
+    // Non-blocking: with a small eager limit the longer ones are rendezvous, which a blocking
+    // send would hold until rank 0 gets to their tag.
+    std::vector<std::vector<uint8_t>> bufs(kMessages);
+    std::vector<xmsg_request_t> reqs(kMessages);
     for (int k = 0; k < kMessages; ++k) {
-      auto data = make_payload(k, rank, size_of(k));
-      XMSG_OK(xmsg_send(data.data(), data.size(), XMSG_BYTE, 0, 100 + k % 2, XMSG_COMM_WORLD));
+      bufs[k] = make_payload(k, rank, size_of(k));
+      XMSG_OK(xmsg_isend(bufs[k].data(), bufs[k].size(), XMSG_BYTE, 0, 100 + k % 2, XMSG_COMM_WORLD, &reqs[k]));
     }
+    XMSG_OK(xmsg_waitall(kMessages, reqs.data(), XMSG_STATUSES_IGNORE));
   } else if (rank == 0) {
     for (int parity : {1, 0}) {
       for (int k = parity; k < kMessages; k += 2) {
