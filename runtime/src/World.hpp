@@ -50,7 +50,18 @@ class World final : public transport::MessageSink {
 
   // Point-to-point on a context; ranks are world ranks (peer -1 = any source on receives).
   // `func` names the API function for error messages.
-  int send(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len, const char* func);
+  int send(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len, const char* func) {
+    // Inline for the common case (an eager message to a live peer, nothing queued before it,
+    // taken by the transport at once): the C API's call lands straight in the transport.
+    if (dest != rank_) {
+      Peer& p = peers_[dest];
+      if (len <= p.eager_limit && p.queue.empty() && !dead_[dest] &&
+          p.transport->try_send(dest, header(context, tag, transport::MessageKind::kEager, len),
+                                {static_cast<const std::byte*>(buf), len}))
+        return XMSG_SUCCESS;
+    }
+    return send_slow(context, comm, dest, tag, buf, len, func);
+  }
   int isend(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len, Request** out,
             const char* func);
   int irecv(uint32_t context, const Comm* comm, int source, int tag, void* buf, uint64_t capacity, Request** out,
@@ -129,6 +140,8 @@ class World final : public transport::MessageSink {
   };
   using InflightList = IntrusiveList<Request, &Request::inflight_link>;
 
+  int send_slow(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len,
+                const char* func);
   Request* new_request(ReqType type);
   void complete(Request* r, int error);
   void enqueue(int peer, Request* r);
@@ -177,6 +190,7 @@ class World final : public transport::MessageSink {
   uint64_t seq_ = 0;
   unsigned spin_limit_ = ~0u;
   static constexpr int kQuickPolls = 32;
+  static constexpr int kInPlaceSpins = 256;
   bool force_cts_ = false;
   bool finalized_ = false;
 };

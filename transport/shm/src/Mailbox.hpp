@@ -44,7 +44,7 @@ class MailboxProducer {
     }
     Cell& c = cells_[tail_ & (kMailboxCells - 1)];
     c.header = header;
-    if (n) std::memcpy(c.payload, payload, n);
+    copy_upto32(c.payload, payload, n);
     c.bytes = static_cast<uint32_t>(n);
     ++tail_;
     c.ready.store(static_cast<uint32_t>(tail_), std::memory_order_release);
