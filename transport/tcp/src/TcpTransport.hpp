@@ -84,6 +84,9 @@ class TcpTransport final : public Transport {
   void handle_events(Connection& c, uint32_t events, MessageSink* sink, int& handled);
   void on_connected(Connection& c);
   // Reads what the socket has; false when the connection was closed meanwhile.
+  // Matches an eager frame whose payload is still arriving with a posted receive (the sink's
+  // claim_eager) and points the connection's direct range at that receive's buffer.
+  bool land_eager(Connection& c, const FrameHeader& fh, MessageSink& sink);
   bool read_socket(Connection& c, MessageSink* sink, int& handled);
   // Handles every complete frame in c.rx; false when the connection was closed meanwhile.
   bool parse_frames(Connection& c, MessageSink* sink, int& handled);
