@@ -65,6 +65,7 @@ struct Connection {
   bool yielded = false;  // parsing stopped before a kDataThenPush frame (see parse_frames)
   bool bye_received = false;
   bool watching_writes = false;  // EPOLLOUT registered
+  bool in_epoll = true;          // in the epoll set (left while progress polls it by recv)
 };
 
 }  // namespace xmsg::transport::tcp

@@ -144,6 +144,10 @@ Connection& TcpTransport::add_connection(int fd, ConnectionState state, std::str
 
 void TcpTransport::watch(Connection& c, bool writes) {
   if (c.watching_writes == writes || c.state == ConnectionState::kClosed) return;
+  if (!c.in_epoll) {
+    c.watching_writes = writes;  // registered with these events by the next drive()
+    return;
+  }
   epoll_event ev{};
   ev.events = EPOLLIN | (writes ? uint32_t(EPOLLOUT) : 0u);
   ev.data.ptr = &c;
@@ -833,18 +837,46 @@ void TcpTransport::expire_handshakes() {
   }
 }
 
+void TcpTransport::attach_all() const {
+  for (const auto& c : connections_) {
+    if (c->in_epoll || c->state == ConnectionState::kClosed) continue;
+    epoll_event ev{};
+    ev.events = EPOLLIN | (c->watching_writes ? uint32_t(EPOLLOUT) : 0u);
+    ev.data.ptr = c.get();
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c->fd, &ev);
+    c->in_epoll = true;
+  }
+}
+
+int TcpTransport::wait_fd() const {
+  // A waiter sleeping on it must wake for data on every connection.
+  attach_all();
+  return epoll_fd_;
+}
+
 int TcpTransport::drive(MessageSink* sink) {
   int handled = 0;
   // With a few established peers and nothing else going on, one recv per peer is cheaper than
-  // epoll_wait followed by recv: poll them directly and ask epoll (for new callers, handshakes,
-  // writable sockets) only every kEpollEvery calls.
-  if (config_.poll_by_recv && ++drive_calls_ % kEpollEvery != 0 && direct_poll_ok()) {
+  // epoll_wait followed by recv: poll them directly and ask epoll (for new callers, handshakes)
+  // only every kEpollEvery calls. Those sockets also leave the epoll set meanwhile: the kernel
+  // then runs no epoll callback for every arriving segment (measured: 1-3% of latency at most
+  // sizes, 2 MiB 0.96-0.99x Open MPI instead of 1.00-1.12x, same runs).
+  if (config_.poll_by_recv && direct_poll_ok()) {
     for (size_t i = 0; i < connections_.size(); ++i) {
       Connection& c = *connections_[i];
-      if (c.state == ConnectionState::kEstablished) read_socket(c, sink, handled);
+      if (c.state != ConnectionState::kEstablished) continue;
+      if (c.in_epoll) {
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+        c.in_epoll = false;
+      }
+      read_socket(c, sink, handled);
     }
-    reap();
-    return handled;
+    if (++drive_calls_ % kEpollEvery != 0) {
+      reap();
+      return handled;
+    }
+  } else {
+    attach_all();
   }
   // A connection that stopped parsing in the previous call resumes even if no new byte
   // arrives (epoll would not report it).

@@ -44,7 +44,7 @@ class TcpTransport final : public Transport {
   void release(const MemoryHandle& handle) override;
   void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                    ReadCompletion& done) override;
-  int wait_fd() const override { return epoll_fd_; }
+  int wait_fd() const override;
   void disconnect() override;
 
   // Every accepted byte is in the kernel (see tcp_output_flushed).
@@ -114,6 +114,8 @@ class TcpTransport final : public Transport {
   void expire_handshakes();
   bool direct_poll_ok() const;
   void reap();
+  // Puts connections that progress() polls by recv back into the epoll set.
+  void attach_all() const;
   int drive(MessageSink* sink);
   void trace(const char* format, ...) const __attribute__((format(printf, 2, 3)));  // progress() without the reentrancy guard; sink may be null
 
