@@ -507,6 +507,24 @@ void World::deliver_eager(Request* r, const WireHeader& h, std::span<const std::
   complete(r, payload.size() > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
 }
 
+transport::EagerLanding World::claim_eager(const WireHeader& h) {
+  Request* r = matching_.context(h.context).take_posted(static_cast<int>(h.source), h.tag);
+  if (!r) return {};
+  r->status_source = static_cast<int>(h.source);
+  r->status_tag = h.tag;
+  r->status_bytes = std::min(h.length, r->bytes);
+  r->message_length = h.length;
+  // In flight until it lands, so a peer failure meanwhile fails it (on_peer_failure).
+  r->inflight = true;
+  inflight_.push_back(r);
+  return {r, {static_cast<std::byte*>(r->buf), r->status_bytes}};
+}
+
+void World::on_eager_landed(void* token) {
+  auto* r = static_cast<Request*>(token);
+  complete(r, r->message_length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
+}
+
 void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t length, uint64_t remote_req,
                                      const transport::MemoryHandle& handle) {
   const uint64_t n = std::min(length, r->bytes);

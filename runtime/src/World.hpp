@@ -123,6 +123,8 @@ class World final : public transport::MessageSink {
   // MessageSink
   void on_message(const transport::WireHeader& h, std::span<const std::byte> payload) override;
   void on_peer_failure(int peer, const std::string& reason) override;
+  transport::EagerLanding claim_eager(const transport::WireHeader& h) override;
+  void on_eager_landed(void* token) override;
   void on_read_done(Request* r, bool ok, const std::string& reason);
   void on_split_read_done(Request* r, bool ok);
 

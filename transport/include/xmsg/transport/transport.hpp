@@ -102,12 +102,29 @@ struct RendezvousDescriptor {
 };
 static_assert(sizeof(RendezvousDescriptor) == 32);
 
+// Where the payload of an eager message goes when a receive for it is already posted.
+struct EagerLanding {
+  void* token = nullptr;          // null: no receive matched; the message comes through on_message
+  std::span<std::byte> buffer;    // the receive's buffer, at most header.length bytes (fewer: truncated)
+};
+
 // Receives what progress() finds. Implemented by the runtime.
 class MessageSink {
  public:
   virtual ~MessageSink() = default;
   virtual void on_message(const WireHeader& header, std::span<const std::byte> payload) = 0;
   virtual void on_peer_failure(int peer, const std::string& reason) = 0;
+  // Optional, for a transport that has an eager message's header before its payload (tcp reads
+  // the rest of a large one straight into the user's buffer). If a posted receive matches, the
+  // sink matches it now (arrival order is kept: nothing later from that peer is delivered before
+  // the landing ends) and returns its buffer; the transport fills it with the first
+  // buffer.size() payload bytes, drops the rest, and calls on_eager_landed(token) once. If the
+  // peer fails first, the transport never calls it: on_peer_failure fails the receive instead.
+  virtual EagerLanding claim_eager(const WireHeader& header) {
+    (void)header;
+    return {};
+  }
+  virtual void on_eager_landed(void* token) { (void)token; }
 };
 
 // Completion of an asynchronous remote read.
