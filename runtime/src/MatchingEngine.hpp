@@ -104,11 +104,11 @@ class ContextQueues {
 class MatchingEngine {
  public:
   explicit MatchingEngine(int world_size) : world_size_(world_size) {}
+  // Inline for the contexts that exist (every message looks one up); creation out of line.
   ContextQueues& context(uint32_t id) {
-    if (id >= contexts_.size()) contexts_.resize(id + 1);
-    auto& c = contexts_[id];
-    if (!c) c = std::make_unique<ContextQueues>(world_size_);
-    return *c;
+    if (id < contexts_.size() && contexts_[id]) [[likely]]
+      return *contexts_[id];
+    return create(id);
   }
   template <class Fn>
   void for_each(Fn&& fn) {
@@ -117,6 +117,12 @@ class MatchingEngine {
   }
 
  private:
+  [[gnu::noinline]] ContextQueues& create(uint32_t id) {
+    if (id >= contexts_.size()) contexts_.resize(id + 1);
+    auto& c = contexts_[id];
+    if (!c) c = std::make_unique<ContextQueues>(world_size_);
+    return *c;
+  }
   int world_size_;
   std::vector<std::unique_ptr<ContextQueues>> contexts_;
 };

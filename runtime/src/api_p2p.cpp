@@ -28,10 +28,9 @@ inline int check_common(xmsg_comm_t comm, const void* buf, int64_t count, xmsg_d
     int rc = xmsgi_check_comm(comm, func, nullptr, nullptr);
     return rc ? rc : XMSG_ERR_INTERNAL;
   }
-  // Bytes are by far the most common type on the fast path: no call for them.
-  size_t elem = 1;
-  if (type != XMSG_BYTE)
-    if (int rc = xmsgi_check_type(type, func, &elem)) return rc;
+  size_t elem = xmsgi_type_size(type);
+  if (elem == 0) [[unlikely]]
+    return xmsgi_check_type(type, func, &elem);
   if (count < 0) return xmsgi_error(XMSG_ERR_COUNT, "%s: count %lld is negative", func, static_cast<long long>(count));
   if (!buf && count > 0)
     return xmsgi_error(XMSG_ERR_BUFFER, "%s: buf is NULL but count is %lld", func, static_cast<long long>(count));
@@ -145,13 +144,7 @@ extern "C" int xmsg_recv(void* buf, int64_t count, xmsg_datatype_t datatype, int
     empty_status(status, XMSG_PROC_NULL);
     return XMSG_SUCCESS;
   }
-  Request* r = nullptr;
-  if (int rc = t.world->irecv(t.comm->user_context(), t.comm, t.peer, tag, buf, t.bytes, &r, "xmsg_recv")) return rc;
-  t.world->wait(r, "xmsg_recv");
-  t.world->fill_status(r, status);
-  int rc = t.world->report(r, "xmsg_recv");
-  t.world->release(r);
-  return rc;
+  return t.world->recv(t.comm->user_context(), t.comm, t.peer, tag, buf, t.bytes, status, "xmsg_recv");
 }
 
 extern "C" int xmsg_sendrecv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, int dest, int sendtag,

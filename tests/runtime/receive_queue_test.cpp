@@ -1,5 +1,6 @@
 // The shm ReceiveQueue in one process: several producer threads, one consumer, wrap-around,
 // full ring, multi-cell messages. (The same code runs between processes over a segment.)
+#include "Mailbox.hpp"
 #include "ReceiveQueue.hpp"
 
 #include <gtest/gtest.h>
@@ -174,3 +175,58 @@ TEST(ReceiveQueue, StalePayloadNeverPassesForAPublishedRecord) { stale_payload_n
 TEST(ReceiveQueue, StalePayloadNeverPassesWhenTheProducerMarks) { stale_payload_never_passes_for_a_published_record(true); }
 
 }  // namespace
+
+// The one-cell mailbox: a full mailbox refuses until the consumer takes, peek() leaves the
+// message in place until take(), and over many laps (the ready words of earlier laps still in
+// the cells) every message comes once, in order, with its bytes.
+TEST(Mailbox, FullRefusesPeekKeepsOrderOverManyLaps) {
+  constexpr size_t kBytes = sizeof(QueueControl) + kMailboxCells * kCell;
+  auto* mem = static_cast<std::byte*>(std::aligned_alloc(64, kBytes));
+  std::memset(mem, 0, kBytes);
+  auto* control = new (mem) QueueControl();
+  auto* cells = reinterpret_cast<Cell*>(mem + sizeof(QueueControl));
+  MailboxProducer producer(control, cells);
+  MailboxConsumer consumer(control, cells);
+
+  uint64_t sent = 0, received = 0;
+  auto push = [&] {
+    std::byte data[kFirstCellPayload];
+    const size_t n = sent % (kFirstCellPayload + 1);
+    for (size_t i = 0; i < n; ++i) data[i] = static_cast<std::byte>(sent + i);
+    if (!producer.try_push(header(0, static_cast<int32_t>(sent), n), data, n)) return false;
+    ++sent;
+    return true;
+  };
+  auto check = [&](const WireHeader& h, const std::byte* data, uint64_t n) {
+    ASSERT_EQ(h.tag, static_cast<int32_t>(received));
+    ASSERT_EQ(n, received % (kFirstCellPayload + 1));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(data[i], static_cast<std::byte>(received + i));
+    ++received;
+  };
+
+  EXPECT_EQ(consumer.peek(), nullptr);
+  while (push()) {
+  }
+  EXPECT_EQ(sent, kMailboxCells);
+  const Cell* head = consumer.peek();
+  ASSERT_NE(head, nullptr);
+  EXPECT_EQ(consumer.peek(), head);  // still there: peek does not consume
+  EXPECT_FALSE(push());
+  check(head->header, head->payload, head->bytes);
+  consumer.take();
+  EXPECT_TRUE(push());
+  EXPECT_FALSE(push());
+
+  // Many laps with the consumer a varying distance behind.
+  for (int round = 0; round < 2000; ++round) {
+    const int take = 1 + round % 40;
+    EXPECT_EQ(consumer.poll(check, take), take);
+    for (int i = 0; i < take; ++i) ASSERT_TRUE(push());
+  }
+  while (consumer.poll(check, 64) > 0) {
+  }
+  EXPECT_EQ(received, sent);
+  EXPECT_GT(sent, 100 * kMailboxCells);
+  EXPECT_EQ(consumer.peek(), nullptr);
+  std::free(mem);
+}

@@ -11,6 +11,10 @@
 //   xmsg_tcp_job push       rendezvous RTSs carry the head of their buffer: read inside the
 //                           sink call (head lands in place), after it (head buffered), and
 //                           truncated to less than the head; every byte checked
+//   xmsg_tcp_job land       eager messages to receives posted first (the sink's claim_eager):
+//                           large payloads land in the posted buffer, truncated ones stop at
+//                           its end, tags without a receive come through on_message; order,
+//                           every byte and the guard bytes around each buffer checked
 //   xmsg_tcp_job intruder   rank 0 attacks rank 1's listener with plain sockets (junk, a forged
 //                           proof, silence); rank 1 must close them and the job go on
 //   xmsg_tcp_job reset      rank 1 resets all its sockets (as a crash does, but staying alive so
@@ -323,6 +327,126 @@ void pushed_rendezvous() {
   if (job.rank == 0) std::printf("xmsg_tcp_job: push OK (%d ranks)\n", job.size);
 }
 
+// Eager messages to receives posted before they arrive (the sink's claim_eager, as the
+// runtime's matching does): most land straight in the posted buffer, some shorter than the
+// message (truncation, down to 0 bytes), some tags have no receive (delivered by on_message).
+struct LandSink final : transport::MessageSink {
+  static constexpr size_t kGuard = 64;
+  struct Posted {
+    uint32_t source = 0;
+    int32_t tag = 0;
+    size_t length = 0, capacity = 0;
+    std::vector<std::byte> buffer;  // kGuard bytes, capacity bytes, kGuard bytes
+    bool claimed = false, done = false;
+  };
+  std::map<std::pair<uint32_t, int32_t>, Posted> posted;
+  std::map<uint32_t, int32_t> next_matched, next_landed;  // per source, in send order
+  std::vector<std::string> failures;
+  size_t arrived = 0, landed = 0;
+
+  static bool has_receive(int32_t tag, size_t length) { return !(tag % 3 == 2 && length <= 65536); }
+  static size_t capacity(int32_t tag, size_t length) {
+    return tag % 5 == 3 ? length / 3 : tag % 5 == 4 ? (tag % 2 ? 0 : length - 1) : length;
+  }
+  void post(uint32_t source, int32_t tag, size_t length) {
+    Posted& p = posted[{source, tag}];
+    p.source = source, p.tag = tag, p.length = length, p.capacity = capacity(tag, length);
+    p.buffer.assign(p.capacity + 2 * kGuard, std::byte{0x5A});
+  }
+  void matched_in_order(const WireHeader& h) {
+    int32_t& expect = next_matched[h.source];
+    check(h.tag == expect, "from rank " + std::to_string(h.source) + ": tag " + std::to_string(h.tag) +
+                               " matched, expected " + std::to_string(expect));
+    ++expect;
+  }
+  void verify(const Posted& p) {
+    const std::string what = "message " + std::to_string(p.tag) + " from rank " + std::to_string(p.source);
+    for (size_t i = 0; i < p.capacity; ++i)
+      if (p.buffer[kGuard + i] != pattern(p.source, p.tag, i)) die(what + ": wrong byte at " + std::to_string(i));
+    for (size_t g = 0; g < kGuard; ++g)
+      check(p.buffer[g] == std::byte{0x5A} && p.buffer[kGuard + p.capacity + g] == std::byte{0x5A},
+            what + ": bytes written outside the receive buffer");
+  }
+  transport::EagerLanding claim_eager(const WireHeader& h) override {
+    auto it = posted.find({h.source, h.tag});
+    if (it == posted.end()) return {};
+    matched_in_order(h);
+    Posted& p = it->second;
+    check(!p.claimed && !p.done && h.length == p.length, "claim of a message matched before, or of the wrong length");
+    p.claimed = true;
+    return {&p, std::span(p.buffer).subspan(kGuard, p.capacity)};
+  }
+  void on_eager_landed(void* token) override {
+    Posted& p = *static_cast<Posted*>(token);
+    check(p.claimed && !p.done, "a landing completed twice");
+    int32_t& expect = next_landed[p.source];
+    check(p.tag == expect, "landing of tag " + std::to_string(p.tag) + " completed before tag " + std::to_string(expect));
+    ++expect;
+    p.done = true;
+    verify(p);
+    ++arrived;
+    ++landed;
+  }
+  void on_message(const WireHeader& h, std::span<const std::byte> payload) override {
+    check(h.kind == MessageKind::kEager && payload.size() == h.length, "bad eager message");
+    matched_in_order(h);
+    next_landed[h.source] = h.tag + 1;  // landings before it completed already (stream order)
+    ++arrived;
+    auto it = posted.find({h.source, h.tag});
+    if (it == posted.end()) {
+      for (size_t i = 0; i < payload.size(); ++i)
+        if (payload[i] != pattern(h.source, h.tag, i)) die("unmatched message: wrong byte at " + std::to_string(i));
+      return;
+    }
+    // The whole frame was already read when it was parsed: matched and copied as the runtime does.
+    Posted& p = it->second;
+    std::memcpy(p.buffer.data() + kGuard, payload.data(), p.capacity);
+    p.done = true;
+    verify(p);
+  }
+  void on_peer_failure(int, const std::string& reason) override { failures.push_back(reason); }
+};
+
+void landing() {
+  Job job;
+  LandSink sink;
+  const size_t max = job.tcp->capabilities().max_eager_payload;
+  const std::vector<size_t> sizes = {0, 500, 1024, 5000, 16384, 20000, 65536, 65537, 200000, max};
+  const int32_t rounds = 3, count = rounds * static_cast<int32_t>(sizes.size());
+  auto size_of = [&](int32_t tag) { return sizes[static_cast<size_t>(tag) % sizes.size()]; };
+  for (int p = 0; p < job.size; ++p)
+    if (p != job.rank)
+      for (int32_t tag = 0; tag < count; ++tag)
+        if (LandSink::has_receive(tag, size_of(tag))) sink.post(static_cast<uint32_t>(p), tag, size_of(tag));
+  // Nobody sends before every receive is posted everywhere.
+  job.boot->fence(false);
+  auto pump = [&] {
+    job.tcp->progress(sink);
+    if (!sink.failures.empty()) die("peer failure: " + sink.failures.front());
+  };
+  for (int32_t tag = 0; tag < count; ++tag)
+    for (int p = 0; p < job.size; ++p) {
+      if (p == job.rank) continue;
+      std::vector<std::byte> buf(size_of(tag));
+      for (size_t i = 0; i < buf.size(); ++i) buf[i] = pattern(static_cast<uint32_t>(job.rank), tag, i);
+      WireHeader h{static_cast<uint32_t>(job.rank), 0, tag, MessageKind::kEager, 0, 0, buf.size()};
+      while (!job.tcp->try_send(p, h, buf)) pump();
+    }
+  const size_t expected = static_cast<size_t>(count) * static_cast<size_t>(job.size - 1);
+  while (sink.arrived < expected) pump();
+  for (auto& [key, p] : sink.posted) {
+    check(p.done, "message " + std::to_string(p.tag) + " from rank " + std::to_string(p.source) + " never completed");
+    // Larger than the receive buffer ever grows (only unmatched frames up to 64 KiB grow it):
+    // such a frame cannot have arrived whole before it was parsed, so it must have landed.
+    if (p.length >= 200000)
+      check(p.claimed, "message " + std::to_string(p.tag) + " of " + std::to_string(p.length) + " bytes was copied, not landed");
+  }
+  check(sink.landed > 0, "no message landed");
+  job.flush();
+  job.finish();
+  if (job.rank == 0) std::printf("xmsg_tcp_job: land OK (%d ranks, %zu of %zu messages landed)\n", job.size, sink.landed, expected);
+}
+
 int connect_to(const std::string& address) {
   auto colon = address.rfind(':');
   sockaddr_in sa{};
@@ -513,11 +637,12 @@ int main(int argc, char** argv) {
     else if (mode == "intruder") intruder();
     else if (mode == "read") remote_read();
     else if (mode == "push") pushed_rendezvous();
+    else if (mode == "land") landing();
     else if (mode == "kill") kill_mid_transfer();
     else if (mode == "reset") reset_mid_transfer();
     else if (mode == "pingpong") pingpong(argc > 2 ? std::stoul(argv[2]) : 0, argc > 3 ? std::stoi(argv[3]) : 10000);
     else {
-      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|read|push|intruder|reset|kill|pingpong (got '%s')\n", mode.c_str());
+      std::fprintf(stderr, "usage: xmsg_tcp_job exchange|read|push|land|intruder|reset|kill|pingpong (got '%s')\n", mode.c_str());
       return 2;
     }
   } catch (const std::exception& e) {

@@ -24,6 +24,77 @@ namespace xmsg::transport::shm {
 // spare, and a lap is short enough to stay cache resident.
 inline constexpr uint64_t kMailboxCells = 128;
 
+// Every mailbox record is exactly one first cell, so the ring's general machinery (skip
+// records, stale continuation cells, a shared tail) has nothing to do here; these two classes
+// are the ring's protocol for that one case (same cell format, ready = position + 1), about a
+// third of the instructions per message on the latency path. The ready word of a cell from an
+// earlier lap holds an earlier position + 1, and kMailboxCells divides 2^32, so it never passes
+// for the current one.
+class MailboxProducer {
+ public:
+  MailboxProducer() = default;
+  MailboxProducer(QueueControl* control, Cell* cells) : control_(control), cells_(cells) {}
+
+  // False when the mailbox is full. Reads the consumer's head line only then, so the lines the
+  // receiver writes stay out of the sender's path while the mailbox has room.
+  bool try_push(const WireHeader& header, const std::byte* payload, size_t n) {
+    if (tail_ - cached_head_ >= kMailboxCells) {
+      cached_head_ = control_->head.load(std::memory_order_acquire);
+      if (tail_ - cached_head_ >= kMailboxCells) return false;
+    }
+    Cell& c = cells_[tail_ & (kMailboxCells - 1)];
+    c.header = header;
+    copy_upto32(c.payload, payload, n);
+    c.bytes = static_cast<uint32_t>(n);
+    ++tail_;
+    c.ready.store(static_cast<uint32_t>(tail_), std::memory_order_release);
+    return true;
+  }
+
+ private:
+  QueueControl* control_ = nullptr;
+  Cell* cells_ = nullptr;
+  uint64_t tail_ = 0;  // the only producer: the position lives here, not in shared memory
+  uint64_t cached_head_ = 0;
+};
+
+class MailboxConsumer {
+ public:
+  MailboxConsumer() = default;
+  MailboxConsumer(QueueControl* control, Cell* cells) : control_(control), cells_(cells) {}
+
+  bool ready() const { return peek() != nullptr; }
+
+  // The published cell at the head, or nullptr; it stays there until take().
+  const Cell* peek() const {
+    const Cell& c = cells_[head_ & (kMailboxCells - 1)];
+    return c.ready.load(std::memory_order_acquire) == static_cast<uint32_t>(head_ + 1) ? &c : nullptr;
+  }
+  void take() {
+    ++head_;
+    // The producer reads this only when the mailbox looks full.
+    control_->head.store(head_, std::memory_order_release);
+  }
+
+  // Delivers at most `budget` messages to `fn(header, payload_ptr, payload_len)`.
+  template <class Fn>
+  int poll(Fn&& fn, int budget) {
+    int n = 0;
+    for (; n < budget; ++n) {
+      const Cell* c = peek();
+      if (!c) break;
+      fn(c->header, c->payload, c->bytes);
+      take();
+    }
+    return n;
+  }
+
+ private:
+  QueueControl* control_ = nullptr;
+  const Cell* cells_ = nullptr;
+  uint64_t head_ = 0;
+};
+
 // [QueueControl][ring cells][mailbox 0: QueueControl + kMailboxCells cells]...
 // Mailbox i belongs to the i-th rank (by world rank) among the node's local ranks; every local
 // rank knows the same set (its shm peers plus itself), so the index agrees on both sides.

@@ -100,6 +100,7 @@ class ShmTransport final : public Transport {
     c.remote_read = cma_all_;
     c.max_eager_payload = max_payload_;
     c.remote_write = cma_all_;
+    c.peek_payload = kFirstCellPayload;
     return c;
   }
 
@@ -170,10 +171,9 @@ class ShmTransport final : public Transport {
       // With a single local peer, that peer's ring has exactly one producer: us (selection is
       // the same on every rank, so the peer's only shm peer is this rank).
       p.producer = QueueProducer(ctl, SegmentLayout::ring_cells_of(base), pr.cells, peers.size() == 1, true);
-      p.mailbox = QueueProducer(box, theirs.mailbox_cells(base, mailbox_of(boot_.rank())), kMailboxCells, true);
+      p.mailbox = MailboxProducer(box, theirs.mailbox_cells(base, mailbox_of(boot_.rank())));
       const uint64_t inbox = mailbox_of(peer);
-      p.inbox = QueueConsumer(layout.mailbox_control(own_.data(), inbox), layout.mailbox_cells(own_.data(), inbox),
-                              kMailboxCells);
+      p.inbox = MailboxConsumer(layout.mailbox_control(own_.data(), inbox), layout.mailbox_cells(own_.data(), inbox));
       max_payload_ = std::min<uint64_t>(max_payload_, p.producer.max_payload());
       p.cma_ok = cma_wanted_ && cma_probe(p.pid, pr.probe_addr, pr.probe_value);
       cma_all_ = cma_all_ && p.cma_ok;
@@ -208,6 +208,20 @@ class ShmTransport final : public Transport {
     return n;
   }
 
+  bool input_ready() const override {
+    for (const Peer& p : peers_)
+      if (p.inbox.ready()) return true;
+    return consumer_.ready();
+  }
+
+  const WireHeader* peek(int peer, std::span<const std::byte>* payload) override {
+    const Cell* c = peers_[slot_of_[peer]].inbox.peek();
+    if (!c) return nullptr;
+    *payload = {c->payload, c->bytes};
+    return &c->header;
+  }
+  void take_peeked(int peer) override { peers_[slot_of_[peer]].inbox.take(); }
+
   void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                    ReadCompletion& done) override {
     const Peer& p = peers_[slot_of_[peer]];
@@ -240,8 +254,8 @@ class ShmTransport final : public Transport {
     pid_t pid = 0;
     Segment segment;
     QueueProducer producer;  // the peer's shared ring
-    QueueProducer mailbox;   // our mailbox in the peer's segment
-    QueueConsumer inbox;     // the peer's mailbox in our segment
+    MailboxProducer mailbox;  // our mailbox in the peer's segment
+    MailboxConsumer inbox;    // the peer's mailbox in our segment
     uint64_t ring_end = 0;   // ring position just past our last record in the peer's ring
     bool cma_ok = false;
   };

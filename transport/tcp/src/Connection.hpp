@@ -47,6 +47,10 @@ struct Connection {
   std::byte* direct = nullptr;
   size_t direct_left = 0;
   ReadCompletion* direct_done = nullptr;  // called once direct_left reaches 0
+  // An eager payload landing in a posted receive's buffer (the sink's claim_eager token):
+  // direct/direct_left point there, then skip_left bytes (truncation) are dropped.
+  void* landing = nullptr;
+  size_t skip_left = 0;
   // The head of a rendezvous buffer the peer pushes right behind its RTS (kDataThenPush, then
   // kPush): set from the RTS until the pushed bytes have landed.
   struct Push {
@@ -58,8 +62,10 @@ struct Connection {
     bool landing = false;            // the kPush frame is being received
   };
   std::optional<Push> push;
+  bool yielded = false;  // parsing stopped before a kDataThenPush frame (see parse_frames)
   bool bye_received = false;
   bool watching_writes = false;  // EPOLLOUT registered
+  bool in_epoll = true;          // in the epoll set (left while progress polls it by recv)
 };
 
 }  // namespace xmsg::transport::tcp

@@ -44,7 +44,7 @@ class TcpTransport final : public Transport {
   void release(const MemoryHandle& handle) override;
   void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                    ReadCompletion& done) override;
-  int wait_fd() const override { return epoll_fd_; }
+  int wait_fd() const override;
   void disconnect() override;
 
   // Every accepted byte is in the kernel (see tcp_output_flushed).
@@ -84,6 +84,9 @@ class TcpTransport final : public Transport {
   void handle_events(Connection& c, uint32_t events, MessageSink* sink, int& handled);
   void on_connected(Connection& c);
   // Reads what the socket has; false when the connection was closed meanwhile.
+  // Matches an eager frame whose payload is still arriving with a posted receive (the sink's
+  // claim_eager) and points the connection's direct range at that receive's buffer.
+  bool land_eager(Connection& c, const FrameHeader& fh, MessageSink& sink);
   bool read_socket(Connection& c, MessageSink* sink, int& handled);
   // Handles every complete frame in c.rx; false when the connection was closed meanwhile.
   bool parse_frames(Connection& c, MessageSink* sink, int& handled);
@@ -111,6 +114,8 @@ class TcpTransport final : public Transport {
   void expire_handshakes();
   bool direct_poll_ok() const;
   void reap();
+  // Puts connections that progress() polls by recv back into the epoll set.
+  void attach_all() const;
   int drive(MessageSink* sink);
   void trace(const char* format, ...) const __attribute__((format(printf, 2, 3)));  // progress() without the reentrancy guard; sink may be null
 

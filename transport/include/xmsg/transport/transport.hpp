@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -59,6 +60,32 @@ struct WireHeader {
 };
 static_assert(sizeof(WireHeader) == 24);
 
+// memcpy of n <= 32 bytes without a library call: two overlapping copies of the largest power
+// of two not above n. For the small-message lanes, whose copies sit on the latency path.
+inline void copy_upto32(void* dst, const void* src, size_t n) {
+  auto* d = static_cast<std::byte*>(dst);
+  auto* s = static_cast<const std::byte*>(src);
+  auto two = [&](auto word) {
+    constexpr size_t k = sizeof word;
+    decltype(word) head, tail;
+    std::memcpy(&head, s, k);
+    std::memcpy(&tail, s + n - k, k);
+    std::memcpy(d, &head, k);
+    std::memcpy(d + n - k, &tail, k);
+  };
+  struct Block16 {
+    uint64_t lo, hi;
+  };
+  if (n >= 16) two(Block16{});
+  else if (n >= 8) two(uint64_t{});
+  else if (n >= 4) two(uint32_t{});
+  else if (n) {
+    d[0] = s[0];
+    d[n / 2] = s[n / 2];
+    d[n - 1] = s[n - 1];
+  }
+}
+
 // Where a sender's exposed buffer is, as the receiving side's transport needs it.
 // shm: address in the sender's address space (read with CMA); verbs: address + rkey.
 struct MemoryHandle {
@@ -75,12 +102,29 @@ struct RendezvousDescriptor {
 };
 static_assert(sizeof(RendezvousDescriptor) == 32);
 
+// Where the payload of an eager message goes when a receive for it is already posted.
+struct EagerLanding {
+  void* token = nullptr;          // null: no receive matched; the message comes through on_message
+  std::span<std::byte> buffer;    // the receive's buffer, at most header.length bytes (fewer: truncated)
+};
+
 // Receives what progress() finds. Implemented by the runtime.
 class MessageSink {
  public:
   virtual ~MessageSink() = default;
   virtual void on_message(const WireHeader& header, std::span<const std::byte> payload) = 0;
   virtual void on_peer_failure(int peer, const std::string& reason) = 0;
+  // Optional, for a transport that has an eager message's header before its payload (tcp reads
+  // the rest of a large one straight into the user's buffer). If a posted receive matches, the
+  // sink matches it now (arrival order is kept: nothing later from that peer is delivered before
+  // the landing ends) and returns its buffer; the transport fills it with the first
+  // buffer.size() payload bytes, drops the rest, and calls on_eager_landed(token) once. If the
+  // peer fails first, the transport never calls it: on_peer_failure fails the receive instead.
+  virtual EagerLanding claim_eager(const WireHeader& header) {
+    (void)header;
+    return {};
+  }
+  virtual void on_eager_landed(void* token) { (void)token; }
 };
 
 // Completion of an asynchronous remote read.
@@ -96,6 +140,7 @@ struct Capabilities {
   size_t max_eager_payload = 0;  // largest payload try_send() accepts
   bool remote_write = false;     // write_remote() works (CMA); lets a sender copy part of a
                                  // rendezvous message while the receiver reads the rest
+  size_t peek_payload = 0;       // largest message peek() can show (0: peek() is not offered)
 };
 
 class Transport {
@@ -114,6 +159,22 @@ class Transport {
 
   // Runs the transport once; returns how many messages/completions it handled.
   virtual int progress(MessageSink& sink) = 0;
+
+  // A cheap look (a few loads, no side effects) for whether progress() would find something.
+  // A blocked waiter spins on it between full progress() calls. Transports that cannot tell
+  // answer true, so the waiter calls progress() every time, as without the hint.
+  virtual bool input_ready() const { return true; }
+
+  // Fast path of a blocking receive from one peer: the oldest message from `peer` not yet
+  // delivered, when the transport can see it without delivering it (shm: the head of the peer's
+  // mailbox; a sender uses it only once all its earlier messages were delivered), else nullptr.
+  // The caller then either consumes it with take_peeked(peer) instead of progress() delivering
+  // it, or leaves it for progress(). The pointers stay valid until one of those.
+  virtual const WireHeader* peek(int peer, std::span<const std::byte>* payload) {
+    (void)peer, (void)payload;
+    return nullptr;
+  }
+  virtual void take_peeked(int peer) { (void)peer; }
 
   // Rendezvous capability (capabilities().remote_read). expose() registers a buffer the peer
   // may read until release(); read_remote() copies from a peer's exposed buffer into `dst` and
