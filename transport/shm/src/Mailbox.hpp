@@ -93,9 +93,17 @@ class MailboxConsumer {
   // The published slot at the head, or nullptr; it stays there until take().
   const MailboxSlot* peek() const {
     const MailboxSlot& s = slots_[head_ & (kMailboxSlots - 1)];
-    return s.first.ready.load(std::memory_order_acquire) == static_cast<uint32_t>(head_ + 1) ? &s : nullptr;
+    const bool published = s.first.ready.load(std::memory_order_acquire) == static_cast<uint32_t>(head_ + 1);
+    // After a two-line record the next is likely one too (a ping-pong of one size): request
+    // the second line along with the first, so the two transfers overlap instead of the second
+    // starting once the first has shown the record published (64 B in the VM's slow state
+    // 0.29-0.30 us instead of 0.30-0.40). Not after one-line records: the extra request cost
+    // 0-32 B about a tenth in the fast state.
+    if (last_was_long_) __builtin_prefetch(s.more);
+    return published ? &s : nullptr;
   }
   void take() {
+    last_was_long_ = slots_[head_ & (kMailboxSlots - 1)].first.bytes > kFirstCellPayload;
     ++head_;
     // The producer reads this only when the mailbox looks full.
     control_->head.store(head_, std::memory_order_release);
@@ -118,6 +126,7 @@ class MailboxConsumer {
   QueueControl* control_ = nullptr;
   const MailboxSlot* slots_ = nullptr;
   uint64_t head_ = 0;
+  bool last_was_long_ = false;
 };
 
 // [QueueControl][ring cells][mailbox 0: QueueControl + kMailboxSlots slots]...
