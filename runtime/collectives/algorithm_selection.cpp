@@ -8,6 +8,8 @@
 //   barrier, bcast, reduce, allreduce, alltoall: when every rank of the communicator is on
 //               this node and the data fits a slot (SHM_SLOT bytes; n * block for alltoall;
 //               bcast also <= SHM_BCAST_MAX):                  shared memory, one phase
+//   bcast, allreduce, alltoall: one-node communicators whose members may read each other's
+//               memory, from CMA_*_MIN bytes (block for alltoall): single-copy (CMA) reads
 //   barrier     n <= BARRIER_LINEAR_MAX or oversubscribed      linear (to rank 0 and back)
 //               otherwise                                      dissemination
 //   bcast       oversubscribed and bytes <= BCAST_FLAT_MAX     linear
@@ -74,6 +76,16 @@ Thresholds load() {
   t.shm = env_bytes("XMSG_COLL_SHM", 1) != 0;
   t.shm_slot = std::max<int64_t>(env_bytes("XMSG_COLL_SHM_SLOT", 8 << 10), 128);
   t.shm_bcast_max = env_bytes("XMSG_COLL_SHM_BCAST_MAX", 8 << 10);
+  const char* barrier = std::getenv("XMSG_COLL_SHM_BARRIER");
+  t.shm_barrier_all = barrier && std::strcmp(barrier, "all") == 0;
+  t.pipe_chunk = std::clamp<int64_t>(env_bytes("XMSG_COLL_PIPE_CHUNK", 64 << 10), 4096, int64_t{1} << 30);
+  t.pipe_chunks = std::clamp<int64_t>(env_bytes("XMSG_COLL_PIPE_CHUNKS", 16), 1, 1024);
+  t.pipe_bcast_max = env_bytes("XMSG_COLL_PIPE_BCAST_MAX", int64_t{1} << 40);
+  t.pipe_allreduce_max = env_bytes("XMSG_COLL_PIPE_ALLREDUCE_MAX", int64_t{1} << 40);
+  t.pipe_alltoall_max = env_bytes("XMSG_COLL_PIPE_ALLTOALL_MAX", int64_t{1} << 40);
+  t.cma_bcast_min = env_bytes("XMSG_COLL_CMA_BCAST_MIN", 128 << 10);
+  t.cma_allreduce_min = env_bytes("XMSG_COLL_CMA_ALLREDUCE_MIN", 128 << 10);
+  t.cma_alltoall_min = env_bytes("XMSG_COLL_CMA_ALLTOALL_MIN", 128 << 10);
   t.barrier_linear_max = env_bytes("XMSG_COLL_BARRIER_LINEAR_MAX", 8);
   t.bcast_flat_max = env_bytes("XMSG_COLL_BCAST_FLAT_MAX", int64_t{1} << 40);
   t.reduce_flat_max = env_bytes("XMSG_COLL_REDUCE_FLAT_MAX", 1 << 20);
@@ -113,6 +125,22 @@ static NodeShm* shm_for(const Comm& c, int64_t bytes) {
   return node_shm(c);
 }
 
+// The communicator's shared-memory region when its members may read each other's buffers
+// (CMA) and `bytes` >= `min` (nullptr otherwise); same answer on every rank.
+static NodeShm* cma_for(const Comm& c, int64_t bytes, int64_t min) {
+  if (bytes < min) return nullptr;
+  NodeShm* shm = node_shm(c);
+  return shm && node_shm_cma(*shm) ? shm : nullptr;
+}
+
+// The communicator's shared-memory region when `bytes` (> a slot) may stream through its
+// pipelines: bytes <= max, and a rank's stream in one collective (at most about 2 * n * bytes)
+// has few enough chunks for a stamp (2^24).
+static NodeShm* pipe_for(const Comm& c, int64_t bytes, int64_t max) {
+  if (bytes > max || 2 * c.size * (bytes / thresholds().pipe_chunk + 1) >= (int64_t{1} << 24)) return nullptr;
+  return node_shm(c);
+}
+
 int run_barrier(const Comm& c) {
   if (NodeShm* shm = shm_for(c, 0)) return traced(c, "barrier", "shared memory", 0) + shm_barrier(*shm, c);
   if (node_aware_possible(c)) {
@@ -128,6 +156,10 @@ int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
   // Measured with 2 ranks pinned: from 16 KiB on, the point-to-point bcast beat the slot.
   if (NodeShm* shm = bytes <= thresholds().shm_bcast_max ? shm_for(c, bytes) : nullptr)
     return traced(c, "bcast", "shared memory", bytes) + shm_bcast(*shm, c, buf, bytes, root);
+  if (NodeShm* shm = pipe_for(c, bytes, thresholds().pipe_bcast_max))
+    return traced(c, "bcast", "pipelined shared memory", bytes) + shm_bcast_pipe(*shm, c, buf, bytes, root);
+  if (NodeShm* shm = cma_for(c, bytes, thresholds().cma_bcast_min))
+    return traced(c, "bcast", "single-copy (CMA)", bytes) + shm_bcast_cma(*shm, c, buf, bytes, root);
   if (node_aware_possible(c)) {
     bool done = false;
     int e = node_aware_bcast(c, buf, bytes, root, &done);
@@ -157,6 +189,10 @@ int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t cou
   const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
   if (NodeShm* shm = shm_for(c, bytes))
     return traced(c, "allreduce", "shared memory", bytes) + shm_reduce(*shm, c, sendbuf, recvbuf, count, op, 0, true);
+  if (NodeShm* shm = op.commutative ? pipe_for(c, bytes, thresholds().pipe_allreduce_max) : nullptr)
+    return traced(c, "allreduce", "pipelined shared memory", bytes) + shm_allreduce_pipe(*shm, c, sendbuf, recvbuf, count, op);
+  if (NodeShm* shm = cma_for(c, bytes, thresholds().cma_allreduce_min))
+    return traced(c, "allreduce", "single-copy (CMA)", bytes) + shm_allreduce_cma(*shm, c, sendbuf, recvbuf, count, op);
   if (node_aware_possible(c)) {
     bool done = false;
     int e = node_aware_allreduce(c, sendbuf, recvbuf, count, op, &done);
@@ -215,6 +251,10 @@ int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
 int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
   if (NodeShm* shm = shm_for(c, block * c.size))
     return traced(c, "alltoall", "shared memory", block) + shm_alltoall(*shm, c, sendbuf, recvbuf, block);
+  if (NodeShm* shm = pipe_for(c, block, thresholds().pipe_alltoall_max))
+    return traced(c, "alltoall", "pipelined shared memory", block) + shm_alltoall_pipe(*shm, c, sendbuf, recvbuf, block);
+  if (NodeShm* shm = cma_for(c, block, thresholds().cma_alltoall_min))
+    return traced(c, "alltoall", "single-copy (CMA)", block) + shm_alltoall_cma(*shm, c, sendbuf, recvbuf, block);
   if (block <= thresholds().alltoall_small && c.size >= thresholds().alltoall_bruck_ranks && !oversubscribed())
     return traced(c, "alltoall", "bruck", block) + alltoall_bruck(c, sendbuf, recvbuf, block);
   if (block < thresholds().alltoall_large || (oversubscribed() && block <= thresholds().alltoall_flat_max))

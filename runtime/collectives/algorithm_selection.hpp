@@ -12,6 +12,15 @@ struct Thresholds {
   bool shm;                     // XMSG_COLL_SHM (default 1): shared-memory path for one-node communicators
   int64_t shm_slot;             // XMSG_COLL_SHM_SLOT: bytes per rank slot; data that fits goes through it
   int64_t shm_bcast_max;        // XMSG_COLL_SHM_BCAST_MAX: largest bcast through the slot (also <= shm_slot)
+  bool shm_barrier_all;         // XMSG_COLL_SHM_BARRIER=all: every rank polls all (default rooted: rank 0 releases)
+  int64_t pipe_chunk;           // XMSG_COLL_PIPE_CHUNK: bytes of one pipeline chunk (rounded up to a page)
+  int64_t pipe_chunks;          // XMSG_COLL_PIPE_CHUNKS: chunks in each rank's pipeline ring
+  int64_t pipe_bcast_max;       // XMSG_COLL_PIPE_BCAST_MAX: largest one-node bcast through the pipelines
+  int64_t pipe_allreduce_max;   // XMSG_COLL_PIPE_ALLREDUCE_MAX: largest one-node allreduce (commutative op) through them
+  int64_t pipe_alltoall_max;    // XMSG_COLL_PIPE_ALLTOALL_MAX: largest one-node alltoall block through them
+  int64_t cma_bcast_min;        // XMSG_COLL_CMA_BCAST_MIN: one-node bcasts from this size read the root's buffer (CMA)
+  int64_t cma_allreduce_min;    // XMSG_COLL_CMA_ALLREDUCE_MIN: one-node allreduce vectors from this size: CMA reduce-scatter+allgather
+  int64_t cma_alltoall_min;     // XMSG_COLL_CMA_ALLTOALL_MIN: one-node alltoall blocks from this size read peers' sendbufs (CMA)
   bool node_aware;              // XMSG_COLL_NODE_AWARE (default 1): hierarchical when the job spans nodes
   int64_t barrier_linear_max;   // communicator size <= this: linear barrier, else dissemination
   int64_t bcast_flat_max;       // oversubscribed and bytes <= this: linear bcast

@@ -179,6 +179,19 @@ int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
 int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
                int root, bool everyone);
 int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+// Pipelined variants for data larger than a slot: chunks stream through each writer's ring in
+// the region (copy in, copy out). allreduce: commutative ops only.
+int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
+int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
+                       const ReduceOp& op);
+// Single-copy variants for data of any size: ranks read each other's buffers with CMA
+// (process_vm_readv). Only when node_shm_cma(s): every pair of members was allowed to.
+bool node_shm_cma(const NodeShm& s);
+int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
+int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
+                      const ReduceOp& op);
 
 int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
                        void* recvbuf, const int64_t* rcounts, const int64_t* rdispls);

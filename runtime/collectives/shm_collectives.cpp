@@ -13,7 +13,7 @@
 // round of messages costs one more pass of the scheduler over all ranks.
 //
 // Waiting spins, then yields under the runtime's policy (xmsgi_idle). It runs the
-// point-to-point progress engine every 8 polls, and every poll once the wait is long (256
+// point-to-point progress engine every 64 polls (8 when oversubscribed), and every poll once the wait is long (256
 // polls), so a peer blocked sending to us is drained and the transports' liveness checks run
 // (the shm transport checks once per 256 idle progress calls: fewer calls made a dead peer
 // take seconds to notice among yielding ranks on a loaded machine); every 256 polls it asks
@@ -22,7 +22,11 @@
 #include <xmsg/transport/shm/NodeCollectiveRegion.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <functional>
+#include <string>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -44,9 +48,17 @@ struct NodeShm {
   // s - 2: claim_slot() then needs no read of that rank's `done` line (a cache-line transfer
   // on the critical path of every back-to-back collective).
   std::vector<uint64_t> seen_posted;
+  // Every pair of members may read each other's memory with process_vm_readv (probed at set-up,
+  // agreed by all); pids[r] is rank r's process then.
+  bool cma = false;
+  std::vector<pid_t> pids;
 };
 
 namespace {
+
+// Single-copy allreduce folds in pieces of this size, so the operand read from a peer is
+// still in cache when it is folded in.
+constexpr int64_t kCmaPieceBytes = 256 << 10;
 
 std::unordered_map<int, std::unique_ptr<NodeShm>>& by_comm() {
   static std::unordered_map<int, std::unique_ptr<NodeShm>> states;
@@ -72,10 +84,13 @@ bool set_up(const Comm& c, NodeShm* s) {
     return false;
   const std::string name = NodeCollectiveRegion::name_for(xmsgi_job_id(), context, creator);
   const size_t slot = static_cast<size_t>(thresholds().shm_slot);
+  const size_t chunk = static_cast<size_t>(thresholds().pipe_chunk);
+  const int chunks = static_cast<int>(thresholds().pipe_chunks);
   char mine = kSetupOk;
   if (c.rank == 0) {
     try {
-      s->region = NodeCollectiveRegion::create(name, c.size, slot);
+      s->region = NodeCollectiveRegion::create(name, c.size, slot, chunk, chunks);
+      s->region.publish_identity(c.rank);
     } catch (const std::exception&) {
       mine = kSetupFailed;
     }
@@ -97,7 +112,8 @@ bool set_up(const Comm& c, NodeShm* s) {
     if (sendrecv(c, nullptr, 0, -1, &created, 1, 0, kTagNodeRegion) != XMSG_SUCCESS) created = kSetupFailed;
     if (created == kSetupOk) {
       try {
-        s->region = NodeCollectiveRegion::open(name, c.size, slot);
+        s->region = NodeCollectiveRegion::open(name, c.size, slot, chunk, chunks);
+        s->region.publish_identity(c.rank);
       } catch (const std::exception&) {
         mine = kSetupFailed;
       }
@@ -112,13 +128,56 @@ bool set_up(const Comm& c, NodeShm* s) {
   return mine == kSetupOk;
 }
 
-// Waits until ready() holds (see the file comment for what happens while waiting).
+bool cma_wanted() {
+  for (const char* name : {"XMSG_COLL_CMA", "XMSG_SHM_CMA"}) {
+    const char* text = std::getenv(name);
+    if (text && (std::strcmp(text, "0") == 0 || std::strcmp(text, "off") == 0)) return false;
+  }
+  return true;
+}
+
+// Every rank probes a CMA read from every peer (their pids are in the region: each published
+// its own before answering rank 0), rank 0 collects the answers and sends the verdict, so all
+// ranks agree; a refused read anywhere (ptrace policy, XMSG_COLL_CMA=0 on some rank) keeps
+// large collectives on the point-to-point path for this communicator.
+bool agree_on_cma(const Comm& c, NodeShm* s) {
+  char mine = cma_wanted() ? kSetupOk : kSetupFailed;
+  for (int r = 0; r < c.size && mine == kSetupOk; ++r)
+    if (r != c.rank && !s->region.can_read_from(r)) mine = kSetupFailed;
+  if (c.rank == 0) {
+    std::vector<char> answers(static_cast<size_t>(c.size), kSetupFailed);
+    {
+      Step step(c);
+      for (int r = 1; r < c.size; ++r) step.recv(&answers[static_cast<size_t>(r)], 1, r, kTagNodeRegion + 3);
+      if (step.wait() != XMSG_SUCCESS) mine = kSetupFailed;
+    }
+    for (int r = 1; r < c.size; ++r)
+      if (answers[static_cast<size_t>(r)] != kSetupOk) mine = kSetupFailed;
+    Step verdict(c);
+    for (int r = 1; r < c.size; ++r) verdict.send(&mine, 1, r, kTagNodeRegion + 4);
+    if (verdict.wait() != XMSG_SUCCESS) mine = kSetupFailed;
+  } else if (sendrecv(c, &mine, 1, 0, nullptr, 0, -1, kTagNodeRegion + 3) != XMSG_SUCCESS ||
+             sendrecv(c, nullptr, 0, -1, &mine, 1, 0, kTagNodeRegion + 4) != XMSG_SUCCESS) {
+    mine = kSetupFailed;
+  }
+  if (mine != kSetupOk) return false;
+  s->pids.resize(static_cast<size_t>(c.size));
+  for (int r = 0; r < c.size; ++r)
+    s->pids[static_cast<size_t>(r)] = static_cast<pid_t>(s->region.control(r).pid.load(std::memory_order_acquire));
+  return true;
+}
+
+// Waits until ready() holds (see the file comment for what happens while waiting). With a
+// core per rank, progress runs every 64 polls at first (every 8 cost the 2-rank barrier about
+// 25%: a flag that turns while progress runs is seen late); oversubscribed, every 8 (each
+// poll yields there, so polls are few and long).
 template <class Ready>
 int wait_for(const Comm& c, const char* func, Ready&& ready) {
+  static const uint32_t progress_mask = oversubscribed() ? 7 : 63;
   unsigned spins = 0;
   for (uint32_t polls = 1; !ready(); ++polls) {
     xmsgi_idle(&spins);
-    if (polls > 256 || (polls & 7) == 0) {
+    if (polls > 256 || (polls & progress_mask) == 0) {
       xmsgi_progress();
       if ((polls & 255) == 0)
         for (int r = 0; r < c.size; ++r)
@@ -177,6 +236,148 @@ void fold_slots(const NodeShm& s, const Comm& c, uint64_t seq, void* out, int64_
   for (int r = c.size - 2; r >= 0; --r) op.apply(s.region.data(r, seq, bytes), out, count);
 }
 
+
+// ---- single-copy (CMA) collectives: ranks read each other's user buffers with
+// process_vm_readv. A rank publishes its buffer addresses in the inline data of its posted
+// line; it may return only once every peer is done with collective s (nobody reads its
+// buffers any more), which every single-copy collective ends with.
+struct Buffers {
+  uint64_t send;
+  uint64_t recv;
+};
+static_assert(sizeof(Buffers) <= NodeCollectiveRegion::kInlineBytes);
+
+void publish_buffers(NodeShm& s, const Comm& c, uint64_t seq, const void* send, const void* recv) {
+  const Buffers b{reinterpret_cast<uint64_t>(send), reinterpret_cast<uint64_t>(recv)};
+  std::memcpy(s.region.data(c.rank, seq, sizeof b), &b, sizeof b);
+  publish(s, c, seq);
+}
+
+Buffers buffers_of(const NodeShm& s, int rank, uint64_t seq) {
+  Buffers b;
+  std::memcpy(&b, s.region.data(rank, seq, sizeof b), sizeof b);
+  return b;
+}
+
+int read_peer(const NodeShm& s, const Comm& c, int rank, uint64_t addr, void* dst, int64_t bytes, const char* func) {
+  std::string err;
+  if (bytes <= 0 || transport::shm::read_process_memory(s.pids[static_cast<size_t>(rank)], addr, dst,
+                                                         static_cast<size_t>(bytes), err))
+    return XMSG_SUCCESS;
+  if (int e = xmsgi_check_peer(c.handle, rank, func)) return e;
+  return fail(XMSG_ERR_PEER_FAILED, "%s: reading rank %d's buffer failed: %s", func, rank, err.c_str());
+}
+
+// Marks collective `seq` done here, then waits until every peer is done with it too (so our
+// buffers may be handed back to the caller). The first error wins.
+int finish_and_wait_all_done(NodeShm& s, const Comm& c, uint64_t seq, int error, const char* func) {
+  finish(s, c, seq, error);
+  int next = 0;
+  int e = wait_for(c, func, [&] {
+    while (next < c.size && (next == c.rank || s.region.done(next).load(std::memory_order_acquire) >= seq)) ++next;
+    return next == c.size;
+  });
+  return error ? error : e;
+}
+
+// Visits every peer once, each as soon as ready(peer) holds, starting with the next rank up
+// (the order of the pairwise algorithms, so ranks do not all read one peer at once); stops
+// at the first error visit() returns.
+template <class Ready, class Visit>
+int visit_peers_when_ready(const Comm& c, const char* func, Ready&& ready, Visit&& visit) {
+  const int n = c.size, me = c.rank;
+  char have_inline[64] = {};  // no allocation for the small communicators this path is for
+  std::vector<char> have_more(n > 64 ? static_cast<size_t>(n) : 0, 0);
+  char* have = n > 64 ? have_more.data() : have_inline;
+  int visited = 1, error = XMSG_SUCCESS;
+  have[me] = 1;
+  int e = wait_for(c, func, [&] {
+    for (int step = 1; step < n && error == XMSG_SUCCESS; ++step) {
+      const int peer = (me + step) % n;
+      if (have[peer] || !ready(peer)) continue;
+      error = visit(peer);
+      have[peer] = 1;
+      ++visited;
+    }
+    return visited == n || error != XMSG_SUCCESS;
+  });
+  return error ? error : e;
+}
+
+
+// ---- pipelined collectives: data larger than a slot streams through the writer's pipeline
+// (chunks of XMSG_COLL_PIPE_CHUNK bytes in a ring of XMSG_COLL_PIPE_CHUNKS), copied in by the
+// writer and out by the readers. Two memcpys of cache-resident chunks beat one CMA read by far
+// here (process_vm_readv pins every page: about 14 GB/s against 100 GB/s for memcpy from L2),
+// and the writer never waits for its readers unless the ring is full.
+//
+// Chunk k of collective s carries the stamp (s << 24) | (k + 1). A reader takes chunk k when
+// the stamp of its ring slot says so, and then stores that stamp in its `consumed` counter
+// for the writer. A writer reuses a ring slot once the chunk there was read: by its reader(s)
+// (consumed) when it belongs to this collective, by everyone (done) when to an older one.
+constexpr uint64_t kAllReaders = ~uint64_t{0};
+
+uint64_t stamp_of(uint64_t seq, uint64_t chunk) { return (seq << 24) | (chunk + 1); }
+
+class PipeWriter {
+ public:
+  // reader_of(chunk): the one rank that reads that chunk of our stream, or kAllReaders.
+  template <class ReaderOf>
+  PipeWriter(NodeShm& s, const Comm& c, uint64_t seq, ReaderOf reader_of) : s_(s), c_(c), seq_(seq) {
+    reader_of_ = [reader_of](uint64_t chunk) { return reader_of(chunk); };
+  }
+  uint64_t written() const { return next_; }
+  // Where chunk written() goes, or nullptr while its ring slot is still being read.
+  std::byte* try_claim() {
+    const int slot = static_cast<int>(next_ % static_cast<uint64_t>(s_.region.pipe_chunks()));
+    const uint64_t old = s_.region.chunk_stamp(c_.rank, slot).load(std::memory_order_relaxed);
+    if (old != 0 && !read_by_all(old)) return nullptr;
+    return s_.region.chunk(c_.rank, slot);
+  }
+  void commit() {
+    const int slot = static_cast<int>(next_ % static_cast<uint64_t>(s_.region.pipe_chunks()));
+    s_.region.chunk_stamp(c_.rank, slot).store(stamp_of(seq_, next_), std::memory_order_release);
+    ++next_;
+  }
+
+ private:
+  bool read_by_all(uint64_t old) {
+    const uint64_t old_seq = old >> 24;
+    if (old_seq < seq_) {
+      for (int r = 0; r < c_.size; ++r)
+        if (r != c_.rank && s_.seen_posted[static_cast<size_t>(r)] <= old_seq &&
+            s_.region.done(r).load(std::memory_order_acquire) < old_seq)
+          return false;
+      return true;
+    }
+    const uint64_t reader = reader_of_((old & 0xffffff) - 1);
+    for (int r = 0; r < c_.size; ++r)
+      if (r != c_.rank && (reader == kAllReaders || reader == static_cast<uint64_t>(r)) &&
+          s_.region.consumed(r, c_.rank).load(std::memory_order_acquire) < old)
+        return false;
+    return true;
+  }
+
+  NodeShm& s_;
+  const Comm& c_;
+  uint64_t seq_;
+  uint64_t next_ = 0;
+  std::function<uint64_t(uint64_t)> reader_of_;
+};
+
+// Chunk `chunk` of `writer`'s stream in collective `seq` when it is there, else nullptr.
+const std::byte* pipe_chunk(const NodeShm& s, int writer, uint64_t seq, uint64_t chunk) {
+  const int slot = static_cast<int>(chunk % static_cast<uint64_t>(s.region.pipe_chunks()));
+  if (s.region.chunk_stamp(writer, slot).load(std::memory_order_acquire) != stamp_of(seq, chunk)) return nullptr;
+  return s.region.chunk(writer, slot);
+}
+
+void pipe_release(const NodeShm& s, const Comm& c, int writer, uint64_t seq, uint64_t chunk) {
+  s.region.consumed(c.rank, writer).store(stamp_of(seq, chunk), std::memory_order_release);
+}
+
+int64_t chunks_for(int64_t bytes, int64_t chunk) { return (bytes + chunk - 1) / chunk; }
+
 }  // namespace
 
 NodeShm* node_shm(const Comm& c) {
@@ -186,16 +387,28 @@ NodeShm* node_shm(const Comm& c) {
     state = std::make_unique<NodeShm>();
     state->seen_posted.assign(static_cast<size_t>(c.size), 0);
     state->usable = on_one_node(c) && set_up(c, state.get());
+    if (state->usable) state->cma = agree_on_cma(c, state.get());
   }
   return state->usable ? state.get() : nullptr;
 }
 
+bool node_shm_cma(const NodeShm& s) { return s.cma; }
+
 // Rank 0 posts last, once it has seen everyone arrive, and the others wait only for rank 0.
-// Rank 0 thus leaves first: a collective rooted at rank 0 right after (OSU's bcast loop)
-// finds the root's data already posted instead of waiting for the root to be scheduled again.
+// Rank 0 thus leaves first: a collective rooted at rank 0 right after (OSU's bcast loop) finds
+// the root's data already posted instead of waiting for it. XMSG_COLL_SHM_BARRIER=all makes
+// every rank post and poll all instead: one cache-line handoff instead of two (2 ranks
+// pinned: 0.69x Open MPI against 1.04x), but the ranks leave together, the last to arrive
+// first, so the reader of a bcast right after waits a handoff for the root's data (OSU's bcast
+// at 2 ranks pinned went from 0.3-0.55x the best peer to 1.0-1.4x; at 4 ranks on 2 cores 10x
+// slower, the root getting its time slice after the waiting readers had used theirs).
 int shm_barrier(NodeShm& s, const Comm& c) {
   const char* func = "xmsg_barrier";
   const uint64_t seq = ++s.seq;
+  if (thresholds().shm_barrier_all) {
+    publish(s, c, seq);
+    return finish(s, c, seq, wait_all_posted(s, c, seq, func));
+  }
   if (c.rank != 0) {
     publish(s, c, seq);
     return finish(s, c, seq, wait_for(c, func, [&] { return has_posted(s, 0, seq); }));
@@ -264,6 +477,284 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
       ++copied;
     }
     return copied == n;
+  });
+  return finish(s, c, seq, e);
+}
+
+int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
+  const char* func = "xmsg_bcast";
+  const uint64_t seq = ++s.seq;
+  if (c.rank == root) {
+    std::byte* line = nullptr;
+    if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
+    publish_buffers(s, c, seq, buf, buf);
+    return finish_and_wait_all_done(s, c, seq, XMSG_SUCCESS, func);
+  }
+  int e = wait_for(c, func, [&] { return has_posted(s, root, seq); });
+  if (e == XMSG_SUCCESS) e = read_peer(s, c, root, buffers_of(s, root, seq).send, buf, bytes, func);
+  return finish(s, c, seq, e);
+}
+
+int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+  const char* func = "xmsg_alltoall";
+  const uint64_t seq = ++s.seq;
+  const int me = c.rank;
+  std::byte* line = nullptr;
+  if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
+  publish_buffers(s, c, seq, sendbuf, recvbuf);
+  copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
+  int e = visit_peers_when_ready(
+      c, func, [&](int peer) { return has_posted(s, peer, seq); },
+      [&](int peer) -> int {
+        return read_peer(s, c, peer, buffers_of(s, peer, seq).send + static_cast<uint64_t>(me * block),
+                         at(recvbuf, peer * block), block, func);
+      });
+  return finish_and_wait_all_done(s, c, seq, e, func);
+}
+
+// Reduce-scatter, then allgather, both reading peers' buffers in place: rank i folds chunk i
+// of every rank's sendbuf into chunk i of its recvbuf (in pieces that stay in cache), says so
+// in its `stage` counter, then copies chunk j of rank j's recvbuf for every j. In place
+// (sendbuf == recvbuf), chunk j of our buffer is overwritten only after rank j's stage, i.e.
+// after rank j, its only reader in the first phase, has read it.
+int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
+                      const ReduceOp& op) {
+  const char* func = "xmsg_allreduce";
+  const uint64_t seq = ++s.seq;
+  const int n = c.size, me = c.rank;
+  const int64_t es = static_cast<int64_t>(op.elem_size);
+  auto first = [&](int chunk) { return count * chunk / n; };  // element index where a chunk starts
+  std::byte* line = nullptr;
+  if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
+  publish_buffers(s, c, seq, sendbuf, recvbuf);
+
+  const bool in_place = sendbuf == recvbuf;
+  const int64_t piece = std::max<int64_t>(1, kCmaPieceBytes / es);
+  const int64_t mine_lo = first(me), mine_count = first(me + 1) - mine_lo;
+  Scratch operand(std::min(piece, mine_count) * es), acc_store(in_place ? std::min(piece, mine_count) * es : 0);
+  int e = wait_all_posted(s, c, seq, func);
+  for (int64_t done = 0; e == XMSG_SUCCESS && done < mine_count; done += piece) {
+    const int64_t len = std::min(piece, mine_count - done), offset = (mine_lo + done) * es;
+    std::byte* acc = in_place ? acc_store.get() : at(recvbuf, offset);
+    auto read_into = [&](int r, void* dst) -> int {
+      if (r == me) {
+        copy_bytes(dst, at(sendbuf, offset), len * es);
+        return XMSG_SUCCESS;
+      }
+      return read_peer(s, c, r, buffers_of(s, r, seq).send + static_cast<uint64_t>(offset), dst, len * es, func);
+    };
+    if (op.commutative) {
+      // Any order gives a valid result and one rank computes each element, so every rank still
+      // gets the same bits: start from the next peer's piece, fold our own in last, unread.
+      e = read_into((me + 1) % n, acc);
+      for (int step = 2; step < n && e == XMSG_SUCCESS; ++step) {
+        e = read_into((me + step) % n, operand.get());
+        if (e == XMSG_SUCCESS) op.apply(operand.get(), acc, len);
+      }
+      if (e == XMSG_SUCCESS) op.apply(at(sendbuf, offset), acc, len);
+    } else {
+      // Rank order: v0 op (v1 op (... op v(n-1))).
+      e = read_into(n - 1, acc);
+      for (int r = n - 2; r >= 0 && e == XMSG_SUCCESS; --r) {
+        if (r == me) {
+          op.apply(at(sendbuf, offset), acc, len);
+          continue;
+        }
+        e = read_into(r, operand.get());
+        if (e == XMSG_SUCCESS) op.apply(operand.get(), acc, len);
+      }
+    }
+    if (e == XMSG_SUCCESS && in_place) copy_bytes(at(recvbuf, offset), acc, len * es);
+  }
+  // Published even after an error, so no peer waits for a chunk that never comes (they fail
+  // on their own: the only errors here are a dead or unreadable peer).
+  s.region.stage(me).store(seq, std::memory_order_release);
+  if (e == XMSG_SUCCESS)
+    e = visit_peers_when_ready(
+        c, func, [&](int peer) { return s.region.stage(peer).load(std::memory_order_acquire) >= seq; },
+        [&](int peer) -> int {
+          const int64_t offset = first(peer) * es;
+          return read_peer(s, c, peer, buffers_of(s, peer, seq).recv + static_cast<uint64_t>(offset),
+                           at(recvbuf, offset), (first(peer + 1) - first(peer)) * es, func);
+        });
+  return finish_and_wait_all_done(s, c, seq, e, func);
+}
+
+int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
+  const char* func = "xmsg_bcast";
+  const uint64_t seq = ++s.seq;
+  const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
+  const uint64_t chunks = static_cast<uint64_t>(chunks_for(bytes, chunk));
+  int e = XMSG_SUCCESS;
+  if (c.rank == root) {
+    PipeWriter out(s, c, seq, [](uint64_t) { return kAllReaders; });
+    std::byte* dst = nullptr;
+    while (e == XMSG_SUCCESS && out.written() < chunks) {
+      e = wait_for(c, func, [&] { return (dst = out.try_claim()) != nullptr; });
+      if (e != XMSG_SUCCESS) break;
+      const int64_t offset = static_cast<int64_t>(out.written()) * chunk;
+      copy_bytes(dst, at(buf, offset), std::min(chunk, bytes - offset));
+      out.commit();
+    }
+    return finish(s, c, seq, e);
+  }
+  for (uint64_t k = 0; e == XMSG_SUCCESS && k < chunks; ++k) {
+    const std::byte* src = nullptr;
+    e = wait_for(c, func, [&] { return (src = pipe_chunk(s, root, seq, k)) != nullptr; });
+    if (e != XMSG_SUCCESS) break;
+    const int64_t offset = static_cast<int64_t>(k) * chunk;
+    copy_bytes(at(buf, offset), src, std::min(chunk, bytes - offset));
+    pipe_release(s, c, root, seq, k);
+  }
+  return finish(s, c, seq, e);
+}
+
+// Every rank streams its blocks for ranks rank+1, rank+2, ... through its pipeline and takes
+// the chunks for it from whichever writer has one ready (a reader never waits for one writer
+// while another's ring is full, so the rings never deadlock; when ranks outnumber cores a
+// reader takes what the writers scheduled so far have written).
+int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+  const char* func = "xmsg_alltoall";
+  const uint64_t seq = ++s.seq;
+  const int n = c.size, me = c.rank;
+  const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
+  const uint64_t per_block = static_cast<uint64_t>(chunks_for(block, chunk));
+  const uint64_t total = per_block * static_cast<uint64_t>(n - 1);
+  PipeWriter out(s, c, seq, [=](uint64_t k) { return static_cast<uint64_t>((me + 1 + static_cast<int>(k / per_block)) % n); });
+  copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
+  std::vector<uint64_t> taken(static_cast<size_t>(n), 0);  // chunks taken from each writer
+  uint64_t read = 0;
+  int e = wait_for(c, func, [&] {
+    while (out.written() < total) {
+      std::byte* dst = out.try_claim();
+      if (!dst) break;
+      const uint64_t k = out.written();
+      const int dest = (me + 1 + static_cast<int>(k / per_block)) % n;
+      const int64_t offset = static_cast<int64_t>(k % per_block) * chunk;
+      copy_bytes(dst, at(sendbuf, dest * block + offset), std::min(chunk, block - offset));
+      out.commit();
+    }
+    for (int step = 1; step < n; ++step) {
+      const int from = (me - step + n) % n;
+      uint64_t& got = taken[static_cast<size_t>(from)];
+      while (got < per_block) {
+        const uint64_t k = got + static_cast<uint64_t>(step - 1) * per_block;
+        const std::byte* src = pipe_chunk(s, from, seq, k);
+        if (!src) break;
+        const int64_t offset = static_cast<int64_t>(got) * chunk;
+        copy_bytes(at(recvbuf, from * block + offset), src, std::min(chunk, block - offset));
+        pipe_release(s, c, from, seq, k);
+        ++got;
+        ++read;
+      }
+    }
+    return out.written() == total && read == total;
+  });
+  return finish(s, c, seq, e);
+}
+
+// Commutative ops only. Reduce-scatter: every rank streams segment j of its vector to rank j
+// (pairwise order, as alltoall); rank j folds each into segment j of its recvbuf straight
+// from the writer's chunk, in a fixed order (ranks j-1, j-2, ...), so results are the same
+// from run to run. Allgather: every rank streams its finished segment once, read by all.
+// In place, segment j of our buffer is overwritten by rank j's result only after rank j has
+// folded everything, including the copy of that segment we streamed to it.
+int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
+                       const ReduceOp& op) {
+  const char* func = "xmsg_allreduce";
+  const uint64_t seq = ++s.seq;
+  const int n = c.size, me = c.rank;
+  const int64_t es = static_cast<int64_t>(op.elem_size);
+  const int64_t per_chunk = std::max<int64_t>(1, static_cast<int64_t>(s.region.pipe_chunk_bytes()) / es);
+  auto first = [&](int segment) { return count * segment / n; };
+  auto chunks_of = [&](int segment) { return static_cast<uint64_t>(chunks_for(first(segment + 1) - first(segment), per_chunk)); };
+  // Where each writer's stream holds what: phase 1 sends segment (w + t) % n at step t, then
+  // phase 2 its own segment.
+  auto phase1_start = [&](int writer, int step) {
+    uint64_t k = 0;
+    for (int t = 1; t < step; ++t) k += chunks_of((writer + t) % n);
+    return k;
+  };
+  const uint64_t my_phase1 = phase1_start(me, n), my_total = my_phase1 + chunks_of(me);
+  PipeWriter out(s, c, seq, [&, my_phase1](uint64_t k) {
+    if (k >= my_phase1) return kAllReaders;
+    int step = 1;
+    for (uint64_t start = 0; start + chunks_of((me + step) % n) <= k; ++step) start += chunks_of((me + step) % n);
+    return static_cast<uint64_t>((me + step) % n);
+  });
+  const int64_t mine_lo = first(me), mine_count = first(me + 1) - mine_lo;
+  if (sendbuf != recvbuf) copy_bytes(at(recvbuf, mine_lo * es), at(sendbuf, mine_lo * es), mine_count * es);
+
+  int out_step = 1;          // phase 1: segment being written, and how much of it
+  int64_t out_elem = 0;
+  int in_step = 1;           // phase 1: writer being folded in (rank me - in_step), and how far
+  int64_t in_elem = 0;
+  uint64_t in_start = phase1_start((me - 1 + n) % n, 1);
+  std::vector<int64_t> gathered(static_cast<size_t>(n), 0);  // phase 2: elements copied, per writer
+  int gathered_segments = 0;
+  for (int r = 0; r < n; ++r)
+    if (r != me && first(r + 1) == first(r)) ++gathered_segments;
+  int e = wait_for(c, func, [&] {
+    // Phase 1 out: segment (me + out_step) % n of our input.
+    while (out_step < n) {
+      const int segment = (me + out_step) % n;
+      const int64_t seg_count = first(segment + 1) - first(segment);
+      if (out_elem >= seg_count) {
+        ++out_step;
+        out_elem = 0;
+        continue;
+      }
+      std::byte* dst = out.try_claim();
+      if (!dst) break;
+      const int64_t len = std::min(per_chunk, seg_count - out_elem);
+      copy_bytes(dst, at(sendbuf, (first(segment) + out_elem) * es), len * es);
+      out.commit();
+      out_elem += len;
+    }
+    // Phase 1 in: fold rank (me - in_step)'s copy of our segment.
+    while (in_step < n) {
+      if (in_elem >= mine_count) {
+        if (++in_step < n) in_start = phase1_start((me - in_step + n) % n, in_step);
+        in_elem = 0;
+        continue;
+      }
+      const int from = (me - in_step + n) % n;
+      const uint64_t k = in_start + static_cast<uint64_t>(in_elem / per_chunk);
+      const std::byte* src = pipe_chunk(s, from, seq, k);
+      if (!src) break;
+      const int64_t len = std::min(per_chunk, mine_count - in_elem);
+      op.apply(src, at(recvbuf, (mine_lo + in_elem) * es), len);
+      pipe_release(s, c, from, seq, k);
+      in_elem += len;
+    }
+    if (in_step < n || out_step < n) return false;
+    // Phase 2 out: our finished segment, once for everyone.
+    while (out.written() < my_total) {
+      std::byte* dst = out.try_claim();
+      if (!dst) break;
+      const int64_t done_elems = static_cast<int64_t>(out.written() - my_phase1) * per_chunk;
+      copy_bytes(dst, at(recvbuf, (mine_lo + done_elems) * es), std::min(per_chunk, mine_count - done_elems) * es);
+      out.commit();
+    }
+    // Phase 2 in: every rank's segment, from whichever writer has a chunk ready. (Taking them
+    // in a fixed order would deadlock once a segment outgrows the ring: each writer would wait
+    // for a reader that waits for another writer, round the ranks.)
+    for (int step = 1; step < n; ++step) {
+      const int from = (me - step + n) % n;
+      const int64_t seg_count = first(from + 1) - first(from);
+      int64_t& got = gathered[static_cast<size_t>(from)];
+      while (got < seg_count) {
+        const uint64_t k = phase1_start(from, n) + static_cast<uint64_t>(got / per_chunk);
+        const std::byte* src = pipe_chunk(s, from, seq, k);
+        if (!src) break;
+        const int64_t len = std::min(per_chunk, seg_count - got);
+        copy_bytes(at(recvbuf, (first(from) + got) * es), src, len * es);
+        pipe_release(s, c, from, seq, k);
+        got += len;
+        if (got == seg_count) ++gathered_segments;
+      }
+    }
+    return out.written() == my_total && gathered_segments == n - 1;
   });
   return finish(s, c, seq, e);
 }

@@ -638,6 +638,72 @@ TEST(NodeShm, BackToBackOnSplitDupAndReusedHandles) {
   }
 }
 
+// Sizes around the large-data paths of one-node communicators: the 64 KiB pipeline chunk
+// (4 KiB in the small-chunk runs) and past a ring of 4 chunks, and the
+// single-copy (CMA) runs; bcast from every root, allreduce with a commutative built-in op
+// (pipelined) and a non-commutative user op (single-copy or point-to-point), in place and not,
+// alltoall with blocks that do not divide into chunks. Back to back, no barrier in between.
+TEST(NodeShm, LargeSizesAroundChunksEveryRoot) {
+  const int64_t sizes[] = {4095, 4097, 65535, 65537, 4 * 65536 + 13};
+  for (const auto& c : g_comms) {
+    for (int64_t bytes : sizes) {
+      for (int root = 0; root < c.size; ++root) {
+        std::vector<unsigned char> buf(bytes, 0), want(bytes);
+        for (int64_t i = 0; i < bytes; ++i) want[i] = pattern(root, 7, i, static_cast<int>(bytes % 101));
+        if (c.rank == root) buf = want;
+        EXPECT_TRUE(ok(xmsg_bcast(buf.data(), bytes, XMSG_BYTE, root, c.handle))) << c.name;
+        EXPECT_TRUE(same_arrays(buf.data(), want.data(), bytes))
+            << where(c, "bcast " + std::to_string(bytes) + " B root " + std::to_string(root));
+      }
+      const int64_t count = bytes / 8 + c.size;  // some segments a chunk and a bit, never empty
+      for (bool in_place : {false, true}) {
+        std::vector<double> send(count), got(count, -1.0), want(count, 0.0);
+        for (int64_t i = 0; i < count; ++i) {
+          send[i] = static_cast<double>((c.rank + 1) * (i % 1000));  // exact in any order
+          for (int r = 0; r < c.size; ++r) want[i] += static_cast<double>((r + 1) * (i % 1000));
+        }
+        if (in_place) got = send;
+        EXPECT_TRUE(ok(xmsg_allreduce(in_place ? XMSG_IN_PLACE : send.data(), got.data(), count, XMSG_DOUBLE,
+                                      XMSG_SUM, c.handle)))
+            << c.name;
+        EXPECT_TRUE(same_arrays(got.data(), want.data(), count))
+            << where(c, "allreduce SUM count " + std::to_string(count) + (in_place ? " in place" : ""));
+      }
+      const int64_t block = bytes / c.size + 1;
+      std::vector<unsigned char> a2a_send(block * c.size), a2a_got(block * c.size, 0), a2a_want(block * c.size);
+      for (int peer = 0; peer < c.size; ++peer)
+        for (int64_t i = 0; i < block; ++i) {
+          a2a_send[peer * block + i] = pattern(c.rank, peer, i, static_cast<int>(block % 13));
+          a2a_want[peer * block + i] = pattern(peer, c.rank, i, static_cast<int>(block % 13));
+        }
+      EXPECT_TRUE(ok(xmsg_alltoall(a2a_send.data(), block, XMSG_BYTE, a2a_got.data(), block, XMSG_BYTE, c.handle)))
+          << c.name;
+      EXPECT_TRUE(same_arrays(a2a_got.data(), a2a_want.data(), block * c.size))
+          << where(c, "alltoall block " + std::to_string(block));
+    }
+    // Non-commutative: rank order must hold on every large path (x -> a*x + b composition).
+    int calls = 0;
+    xmsg_op_t op = XMSG_OP_NULL;
+    EXPECT_TRUE(ok(xmsg_op_create(&compose_affine, 0, &calls, &op)));
+    for (bool in_place : {false, true}) {
+      const int64_t count = 65536 / 8 + 3;
+      std::vector<ValueInt<int>> send(count), got(count), want(count);
+      for (int64_t i = 0; i < count; ++i) {
+        send[i] = affine_input(c.rank, i);
+        want[i] = affine_input(0, i);
+        for (int r = 1; r < c.size; ++r) want[i] = compose_reference(want[i], affine_input(r, i));
+      }
+      if (in_place) got = send;
+      EXPECT_TRUE(ok(xmsg_allreduce(in_place ? XMSG_IN_PLACE : send.data(), got.data(), count, XMSG_2INT, op,
+                                    c.handle)))
+          << c.name;
+      EXPECT_TRUE(same_arrays(got.data(), want.data(), count))
+          << where(c, std::string("allreduce non-commutative") + (in_place ? " in place" : ""));
+    }
+    EXPECT_TRUE(ok(xmsg_op_free(&op)));
+  }
+}
+
 namespace {
 
 void expect_error(int code, int expected, const char* needle, const char* what) {

@@ -1,10 +1,12 @@
 #include <xmsg/transport/shm/NodeCollectiveRegion.hpp>
 #include <xmsg/transport/transport.hpp>
 
+#include "CmaCopy.hpp"
 #include "Segment.hpp"
 
 #include <cstring>
 #include <new>
+#include <unistd.h>
 
 namespace xmsg::transport::shm {
 namespace {
@@ -15,9 +17,20 @@ struct Header {
   uint64_t magic;
   uint64_t ranks;
   uint64_t slot_bytes;
+  uint64_t pipe_chunk_bytes;
+  uint64_t pipe_chunks;
 };
 
+constexpr size_t kPage = 4096;
+
 size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+size_t slots_bytes(int ranks, size_t slot_bytes) { return 2 * static_cast<size_t>(ranks) * round_up(slot_bytes, NodeCollectiveRegion::kStride); }
+
+// Stamp lines, then the consumed counters, rounded so chunk data starts on a page.
+size_t pipe_meta_bytes(int ranks, int chunks) {
+  return round_up(64 * static_cast<size_t>(chunks) + 8 * static_cast<size_t>(ranks), kPage);
+}
 
 }  // namespace
 
@@ -30,44 +43,79 @@ std::string NodeCollectiveRegion::name_for(const std::string& job_id, uint32_t c
   return "/xmsg-" + job_id + "-coll-" + std::to_string(context) + "-" + std::to_string(creator_world_rank);
 }
 
-size_t NodeCollectiveRegion::bytes_for(int ranks, size_t slot_bytes) {
-  return kStride * (1 + static_cast<size_t>(ranks)) + 2 * static_cast<size_t>(ranks) * round_up(slot_bytes, kStride);
+size_t NodeCollectiveRegion::bytes_for(int ranks, size_t slot_bytes, size_t pipe_chunk_bytes, int pipe_chunks) {
+  const size_t pipes_at = round_up(kStride * (1 + static_cast<size_t>(ranks)) + slots_bytes(ranks, slot_bytes), kPage);
+  return pipes_at + static_cast<size_t>(ranks) * (pipe_meta_bytes(ranks, pipe_chunks) +
+                                                  static_cast<size_t>(pipe_chunks) * round_up(pipe_chunk_bytes, kPage));
 }
 
-NodeCollectiveRegion NodeCollectiveRegion::create(const std::string& name, int ranks, size_t slot_bytes) {
+NodeCollectiveRegion NodeCollectiveRegion::create(const std::string& name, int ranks, size_t slot_bytes,
+                                                  size_t pipe_chunk_bytes, int pipe_chunks) {
   slot_bytes = round_up(slot_bytes, kStride);
-  auto segment = std::make_unique<Segment>(Segment::create(name, bytes_for(ranks, slot_bytes)));
+  pipe_chunk_bytes = round_up(pipe_chunk_bytes, kPage);
+  auto segment = std::make_unique<Segment>(
+      Segment::create(name, bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks)));
   // The object is fresh (ftruncate zero-fills it), so the counters start at 0.
   auto* header = static_cast<Header*>(segment->data());
   for (int r = 0; r < ranks; ++r)
     new (static_cast<std::byte*>(segment->data()) + kStride * (1 + static_cast<size_t>(r))) RankControl();
   header->ranks = static_cast<uint64_t>(ranks);
   header->slot_bytes = slot_bytes;
+  header->pipe_chunk_bytes = pipe_chunk_bytes;
+  header->pipe_chunks = static_cast<uint64_t>(pipe_chunks);
   std::atomic_ref<uint64_t>(header->magic).store(kRegionMagic, std::memory_order_release);
   NodeCollectiveRegion region;
-  region.bind(std::move(segment), ranks, slot_bytes);
+  region.bind(std::move(segment), ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks);
   return region;
 }
 
-NodeCollectiveRegion NodeCollectiveRegion::open(const std::string& name, int ranks, size_t slot_bytes) {
+NodeCollectiveRegion NodeCollectiveRegion::open(const std::string& name, int ranks, size_t slot_bytes,
+                                                size_t pipe_chunk_bytes, int pipe_chunks) {
   slot_bytes = round_up(slot_bytes, kStride);
-  auto segment = std::make_unique<Segment>(Segment::open(name, bytes_for(ranks, slot_bytes)));
+  pipe_chunk_bytes = round_up(pipe_chunk_bytes, kPage);
+  auto segment = std::make_unique<Segment>(
+      Segment::open(name, bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks)));
   auto* header = static_cast<Header*>(segment->data());
   if (std::atomic_ref<uint64_t>(header->magic).load(std::memory_order_acquire) != kRegionMagic ||
-      header->ranks != static_cast<uint64_t>(ranks) || header->slot_bytes != slot_bytes)
+      header->ranks != static_cast<uint64_t>(ranks) || header->slot_bytes != slot_bytes ||
+      header->pipe_chunk_bytes != pipe_chunk_bytes || header->pipe_chunks != static_cast<uint64_t>(pipe_chunks))
     throw TransportError("shm: /dev/shm" + name + " is not a collective region for " + std::to_string(ranks) +
-                         " ranks with " + std::to_string(slot_bytes) + "-byte slots");
+                         " ranks with " + std::to_string(slot_bytes) + "-byte slots and " +
+                         std::to_string(pipe_chunks) + " pipeline chunks of " + std::to_string(pipe_chunk_bytes) +
+                         " bytes");
   NodeCollectiveRegion region;
-  region.bind(std::move(segment), ranks, slot_bytes);
+  region.bind(std::move(segment), ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks);
   return region;
 }
 
-void NodeCollectiveRegion::bind(std::unique_ptr<Segment> segment, int ranks, size_t slot_bytes) {
+void NodeCollectiveRegion::bind(std::unique_ptr<Segment> segment, int ranks, size_t slot_bytes,
+                                size_t pipe_chunk_bytes, int pipe_chunks) {
   base_ = static_cast<std::byte*>(segment->data());
   slots_ = base_ + kStride * (1 + static_cast<size_t>(ranks));
+  pipes_ = base_ + round_up(kStride * (1 + static_cast<size_t>(ranks)) + slots_bytes(ranks, slot_bytes), kPage);
   ranks_ = ranks;
   slot_bytes_ = slot_bytes;
+  pipe_chunk_bytes_ = pipe_chunk_bytes;
+  pipe_chunks_ = pipe_chunks;
+  pipe_meta_bytes_ = pipe_meta_bytes(ranks, pipe_chunks);
   segment_ = std::move(segment);
+}
+
+bool read_process_memory(pid_t pid, uint64_t remote_addr, void* dst, size_t len, std::string& err) {
+  return cma_read(pid, remote_addr, dst, len, err);
+}
+
+void NodeCollectiveRegion::publish_identity(int rank) const {
+  RankControl& mine = control(rank);
+  mine.self.store(reinterpret_cast<uint64_t>(&mine.pid), std::memory_order_relaxed);
+  mine.pid.store(::getpid(), std::memory_order_release);
+}
+
+bool NodeCollectiveRegion::can_read_from(int rank) const {
+  RankControl& theirs = control(rank);
+  const int64_t pid = theirs.pid.load(std::memory_order_acquire);
+  const uint64_t self = theirs.self.load(std::memory_order_relaxed);
+  return pid > 0 && self != 0 && cma_probe(static_cast<pid_t>(pid), self, static_cast<uint64_t>(pid));
 }
 
 void NodeCollectiveRegion::unlink() {

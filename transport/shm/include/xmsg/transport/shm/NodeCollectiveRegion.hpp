@@ -8,8 +8,15 @@
 // uses half s % 2 of everything a rank writes, so a writer may run one collective ahead of its
 // slowest reader. A control block holds, per half, one cache line with the rank's `posted`
 // counter and up to kInlineBytes of data (a reader that sees the counter has the data in the
-// same line: one cache-line transfer instead of two), then a line with its `done` counter;
-// blocks are 256 bytes apart so adjacent-line prefetch never makes two writers share.
+// same line: one cache-line transfer instead of two), then a line with its `done` counter,
+// then one with its pid (so peers can read its buffers with process_vm_readv, CMA) and a
+// `stage` counter for collectives with a second phase; blocks are 256 bytes apart so
+// adjacent-line prefetch never makes two writers share.
+//
+// Large data streams through a pipeline per rank after the slots: `pipe_chunks` chunks of
+// `pipe_chunk_bytes` (page-aligned), one cache line per chunk with its `stamp` (which chunk of
+// which collective it holds), and per rank one `consumed` counter per writer (the stamp of the
+// last chunk it finished reading from that writer).
 #pragma once
 
 #include <atomic>
@@ -17,10 +24,15 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <sys/types.h>
 
 namespace xmsg::transport::shm {
 
 class Segment;
+
+// Copies `len` bytes at `remote_addr` in process `pid` into `dst` (process_vm_readv); false
+// with `err` set when the kernel refuses (ptrace policy, dead process, unmapped range).
+bool read_process_memory(pid_t pid, uint64_t remote_addr, void* dst, size_t len, std::string& err);
 
 class NodeCollectiveRegion {
  public:
@@ -36,6 +48,13 @@ class NodeCollectiveRegion {
     PostLine half[2];
     // Number of the last collective this rank finished (it reads nothing of it any more).
     alignas(64) std::atomic<uint64_t> done;
+    // Written once when the rank maps the region; `self` is where this very field lives in the
+    // rank's own address space, so a peer can check that CMA reads from it work.
+    alignas(64) std::atomic<int64_t> pid;
+    std::atomic<uint64_t> self;
+    // Number of the last collective in which this rank finished its first phase (allreduce:
+    // its chunk of the result is final).
+    std::atomic<uint64_t> stage;
   };
   static_assert(sizeof(PostLine) == 64 && sizeof(RankControl) == kStride);
   static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared atomics must be address-free");
@@ -47,14 +66,16 @@ class NodeCollectiveRegion {
 
   // Creates (replacing a stale object of that name), zeroes and maps the region. Throws
   // TransportError with a message naming the segment.
-  static NodeCollectiveRegion create(const std::string& name, int ranks, size_t slot_bytes);
+  static NodeCollectiveRegion create(const std::string& name, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes,
+                                     int pipe_chunks);
   // Maps a region a peer created; throws TransportError when it is missing or its header does
   // not describe `ranks` ranks with `slot_bytes` slots.
-  static NodeCollectiveRegion open(const std::string& name, int ranks, size_t slot_bytes);
+  static NodeCollectiveRegion open(const std::string& name, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes,
+                                   int pipe_chunks);
   // Segment name for a communicator: unique per job, context id and creating world rank
   // (disjoint communicators made by one split share a context id, never a creator).
   static std::string name_for(const std::string& job_id, uint32_t context, int creator_world_rank);
-  static size_t bytes_for(int ranks, size_t slot_bytes);
+  static size_t bytes_for(int ranks, size_t slot_bytes, size_t pipe_chunk_bytes, int pipe_chunks);
 
   // Removes the name from /dev/shm; the mappings stay valid.
   void unlink();
@@ -62,11 +83,27 @@ class NodeCollectiveRegion {
   bool mapped() const { return base_ != nullptr; }
   int ranks() const { return ranks_; }
   size_t slot_bytes() const { return slot_bytes_; }
+  size_t pipe_chunk_bytes() const { return pipe_chunk_bytes_; }
+  int pipe_chunks() const { return pipe_chunks_; }
+  std::atomic<uint64_t>& chunk_stamp(int rank, int chunk) const {
+    return *reinterpret_cast<std::atomic<uint64_t>*>(pipe(rank) + 64 * static_cast<size_t>(chunk));
+  }
+  std::atomic<uint64_t>& consumed(int reader, int writer) const {
+    return reinterpret_cast<std::atomic<uint64_t>*>(pipe(reader) + 64 * static_cast<size_t>(pipe_chunks_))[writer];
+  }
+  std::byte* chunk(int rank, int chunk) const {
+    return pipe(rank) + pipe_meta_bytes_ + static_cast<size_t>(chunk) * pipe_chunk_bytes_;
+  }
   RankControl& control(int rank) const {
     return *reinterpret_cast<RankControl*>(base_ + kStride * (1 + static_cast<size_t>(rank)));
   }
   std::atomic<uint64_t>& posted(int rank, uint64_t seq) const { return control(rank).half[seq & 1].posted; }
   std::atomic<uint64_t>& done(int rank) const { return control(rank).done; }
+  std::atomic<uint64_t>& stage(int rank) const { return control(rank).stage; }
+  // Publishes this process's pid in `rank`'s block (see RankControl::pid).
+  void publish_identity(int rank) const;
+  // True when a CMA read of `rank`'s published pid field in its own process works.
+  bool can_read_from(int rank) const;
   // Where `rank` puts `bytes` of data in collective number `seq`: beside its posted counter
   // when they fit there, else its slot.
   std::byte* data(int rank, uint64_t seq, size_t bytes) const {
@@ -80,8 +117,15 @@ class NodeCollectiveRegion {
   std::byte* slots_ = nullptr;
   int ranks_ = 0;
   size_t slot_bytes_ = 0;
+  std::byte* pipes_ = nullptr;
+  size_t pipe_chunk_bytes_ = 0;
+  int pipe_chunks_ = 0;
+  size_t pipe_meta_bytes_ = 0;
 
-  void bind(std::unique_ptr<Segment> segment, int ranks, size_t slot_bytes);
+  std::byte* pipe(int rank) const {
+    return pipes_ + static_cast<size_t>(rank) * (pipe_meta_bytes_ + static_cast<size_t>(pipe_chunks_) * pipe_chunk_bytes_);
+  }
+  void bind(std::unique_ptr<Segment> segment, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes, int pipe_chunks);
 };
 
 }  // namespace xmsg::transport::shm
