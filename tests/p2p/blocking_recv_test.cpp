@@ -1,4 +1,4 @@
-// Blocking receives of at most 32 bytes from one source: between shm peers they take the
+// Blocking receives of at most 96 bytes from one source: between shm peers they take the
 // sender's next mailbox message in place, without posting a request. These tests put that path
 // against everything that may claim a message first: earlier-posted receives, unexpected
 // messages, other tags, other communicators, the ring lane, truncation.
@@ -12,8 +12,9 @@ namespace {
 
 constexpr int kPeer = 1;  // rank 0 receives from rank 1; other ranks only join the barriers
 
-// Sizes 0-32 (the mailbox), with a message past the mailbox every so often (the ring lane).
-size_t size_of(int k) { return k % 41 == 40 ? 33 + k % 100 : static_cast<size_t>(k % 33); }
+// Sizes 0-96 (the mailbox: one line up to 32, two lines above), with a message past the
+// mailbox every so often (the ring lane).
+size_t size_of(int k) { return k % 41 == 40 ? 97 + k % 100 : static_cast<size_t>(k % 97); }
 
 TEST(BlockingRecv, EarlierPostedWildcardReceiveTakesTheFirstMessage) {
   const int rank = world_rank(), size = world_size();
@@ -85,17 +86,17 @@ TEST(BlockingRecv, AnyTagPingPongAfterUnexpectedBacklog) {
   constexpr int kBacklog = 50, kRounds = 2000;
   if (rank == kPeer) {
     for (int k = 0; k < kBacklog; ++k) {
-      auto data = make_payload(k, rank, k % 33);
+      auto data = make_payload(k, rank, k % 97);
       XMSG_OK(xmsg_send(data.data(), data.size(), XMSG_BYTE, 0, k, XMSG_COMM_WORLD));
     }
   }
   p2p_barrier();  // rank 0 progresses meanwhile: some of the backlog turns unexpected
   if (rank == 0) {
     for (int k = 0; k < kBacklog + kRounds; ++k) {
-      uint8_t buf[32];
+      uint8_t buf[96];
       xmsg_status_t st;
       XMSG_OK(xmsg_recv(buf, sizeof buf, XMSG_BYTE, kPeer, XMSG_ANY_TAG, XMSG_COMM_WORLD, &st));
-      const size_t n = k % 33;
+      const size_t n = k % 97;
       ASSERT_EQ(st.tag, k);
       ASSERT_EQ(static_cast<size_t>(st.bytes), n);
       auto want = make_payload(k, kPeer, n);
@@ -104,7 +105,7 @@ TEST(BlockingRecv, AnyTagPingPongAfterUnexpectedBacklog) {
     }
   } else if (rank == kPeer) {
     for (int k = kBacklog; k < kBacklog + kRounds; ++k) {
-      auto data = make_payload(k, rank, k % 33);
+      auto data = make_payload(k, rank, k % 97);
       XMSG_OK(xmsg_send(data.data(), data.size(), XMSG_BYTE, 0, k, XMSG_COMM_WORLD));
       uint8_t ack;
       xmsg_status_t st;
@@ -160,6 +161,23 @@ TEST(BlockingRecv, TruncationDeliversWhatFits) {
     EXPECT_EQ(st.tag, 9);
   }
   p2p_barrier();
+  // A two-line mailbox record cut inside its second line, and one cut inside its first.
+  std::vector<uint8_t> long_text = make_payload(7, kPeer, 90);
+  for (size_t capacity : {size_t{70}, size_t{20}}) {
+    if (rank == kPeer) {
+      XMSG_OK(xmsg_send(long_text.data(), long_text.size(), XMSG_BYTE, 0, 10, XMSG_COMM_WORLD));
+    } else if (rank == 0) {
+      std::vector<uint8_t> buf(96, 0xee);
+      xmsg_status_t st;
+      EXPECT_EQ(xmsg_recv(buf.data(), capacity, XMSG_BYTE, kPeer, 10, XMSG_COMM_WORLD, &st), XMSG_ERR_TRUNCATE);
+      const std::string msg = xmsg_last_error_message();
+      EXPECT_NE(msg.find("90 bytes"), std::string::npos) << msg;
+      EXPECT_TRUE(std::equal(buf.begin(), buf.begin() + capacity, long_text.begin())) << capacity;
+      EXPECT_EQ(buf[capacity], 0xee) << capacity;
+      EXPECT_EQ(st.bytes, static_cast<int64_t>(capacity));
+    }
+    p2p_barrier();
+  }
 }
 
 }  // namespace

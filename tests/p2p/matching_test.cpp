@@ -139,8 +139,8 @@ TEST(Matching, OrderAcrossMailboxAndRingLanes) {
   constexpr int kPerSender = 1500;
   auto size_of = [](int k) -> size_t {
     if (k % 500 == 250) return 70000 + k;  // rendezvous
-    if (k % 97 == 0) return 33 + k % 200;  // just past the mailbox
-    return k % 33;                          // mailbox (0-32 bytes), 300+ in a row overflow it
+    if (k % 97 == 0) return 97 + k % 200;  // just past the mailbox
+    return k % 97;                          // mailbox (0-96 bytes), 300+ in a row overflow it
   };
   for (bool pile_up : {true, false}) {
     if (rank != 0) {

@@ -176,22 +176,23 @@ TEST(ReceiveQueue, StalePayloadNeverPassesWhenTheProducerMarks) { stale_payload_
 
 }  // namespace
 
-// The one-cell mailbox: a full mailbox refuses until the consumer takes, peek() leaves the
+// The mailbox (one two-line slot per record, 0-96 bytes): a full mailbox refuses until the consumer takes, peek() leaves the
 // message in place until take(), and over many laps (the ready words of earlier laps still in
-// the cells) every message comes once, in order, with its bytes.
+// the slots, second lines holding the payload of longer records) every message comes once, in
+// order, with its bytes, whatever mix of one- and two-line records went before.
 TEST(Mailbox, FullRefusesPeekKeepsOrderOverManyLaps) {
-  constexpr size_t kBytes = sizeof(QueueControl) + kMailboxCells * kCell;
+  constexpr size_t kBytes = sizeof(QueueControl) + kMailboxSlots * sizeof(MailboxSlot);
   auto* mem = static_cast<std::byte*>(std::aligned_alloc(64, kBytes));
   std::memset(mem, 0, kBytes);
   auto* control = new (mem) QueueControl();
-  auto* cells = reinterpret_cast<Cell*>(mem + sizeof(QueueControl));
-  MailboxProducer producer(control, cells);
-  MailboxConsumer consumer(control, cells);
+  auto* slots = reinterpret_cast<MailboxSlot*>(mem + sizeof(QueueControl));
+  MailboxProducer producer(control, slots);
+  MailboxConsumer consumer(control, slots);
 
   uint64_t sent = 0, received = 0;
   auto push = [&] {
-    std::byte data[kFirstCellPayload];
-    const size_t n = sent % (kFirstCellPayload + 1);
+    std::byte data[kMailboxPayload];
+    const size_t n = sent % (kMailboxPayload + 1);
     for (size_t i = 0; i < n; ++i) data[i] = static_cast<std::byte>(sent + i);
     if (!producer.try_push(header(0, static_cast<int32_t>(sent), n), data, n)) return false;
     ++sent;
@@ -199,7 +200,7 @@ TEST(Mailbox, FullRefusesPeekKeepsOrderOverManyLaps) {
   };
   auto check = [&](const WireHeader& h, const std::byte* data, uint64_t n) {
     ASSERT_EQ(h.tag, static_cast<int32_t>(received));
-    ASSERT_EQ(n, received % (kFirstCellPayload + 1));
+    ASSERT_EQ(n, received % (kMailboxPayload + 1));
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(data[i], static_cast<std::byte>(received + i));
     ++received;
   };
@@ -207,12 +208,12 @@ TEST(Mailbox, FullRefusesPeekKeepsOrderOverManyLaps) {
   EXPECT_EQ(consumer.peek(), nullptr);
   while (push()) {
   }
-  EXPECT_EQ(sent, kMailboxCells);
-  const Cell* head = consumer.peek();
+  EXPECT_EQ(sent, kMailboxSlots);
+  const MailboxSlot* head = consumer.peek();
   ASSERT_NE(head, nullptr);
   EXPECT_EQ(consumer.peek(), head);  // still there: peek does not consume
   EXPECT_FALSE(push());
-  check(head->header, head->payload, head->bytes);
+  check(head->first.header, head->payload(), head->first.bytes);
   consumer.take();
   EXPECT_TRUE(push());
   EXPECT_FALSE(push());
@@ -226,7 +227,7 @@ TEST(Mailbox, FullRefusesPeekKeepsOrderOverManyLaps) {
   while (consumer.poll(check, 64) > 0) {
   }
   EXPECT_EQ(received, sent);
-  EXPECT_GT(sent, 100 * kMailboxCells);
+  EXPECT_GT(sent, 100 * kMailboxSlots);
   EXPECT_EQ(consumer.peek(), nullptr);
   std::free(mem);
 }

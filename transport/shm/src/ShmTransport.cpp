@@ -100,7 +100,7 @@ class ShmTransport final : public Transport {
     c.remote_read = cma_all_;
     c.max_eager_payload = max_payload_;
     c.remote_write = cma_all_;
-    c.peek_payload = kFirstCellPayload;
+    c.peek_payload = kMailboxPayload;
     return c;
   }
 
@@ -130,7 +130,7 @@ class ShmTransport final : public Transport {
       for (uint64_t i = 0; i < layout.mailboxes; ++i) {
         auto* mctl = new (layout.mailbox_control(own_.data(), i)) QueueControl();
         mctl->magic = kQueueMagic;
-        mctl->cells = kMailboxCells;
+        mctl->cells = kMailboxSlots;
         mctl->owner_pid = ::getpid();
         mctl->owner_rank = static_cast<uint64_t>(boot_.rank());
       }
@@ -166,14 +166,14 @@ class ShmTransport final : public Transport {
       auto* ctl = SegmentLayout::ring_control(base);
       QueueControl* box = theirs.mailbox_control(base, mailbox_of(boot_.rank()));
       if (ctl->magic != kQueueMagic || ctl->cells != pr.cells || box->magic != kQueueMagic ||
-          box->cells != kMailboxCells)
+          box->cells != kMailboxSlots)
         throw TransportError("shm: segment of rank " + std::to_string(peer) + " is not a valid queue");
       // With a single local peer, that peer's ring has exactly one producer: us (selection is
       // the same on every rank, so the peer's only shm peer is this rank).
       p.producer = QueueProducer(ctl, SegmentLayout::ring_cells_of(base), pr.cells, peers.size() == 1, true);
-      p.mailbox = MailboxProducer(box, theirs.mailbox_cells(base, mailbox_of(boot_.rank())));
+      p.mailbox = MailboxProducer(box, theirs.mailbox_slots(base, mailbox_of(boot_.rank())));
       const uint64_t inbox = mailbox_of(peer);
-      p.inbox = MailboxConsumer(layout.mailbox_control(own_.data(), inbox), layout.mailbox_cells(own_.data(), inbox));
+      p.inbox = MailboxConsumer(layout.mailbox_control(own_.data(), inbox), layout.mailbox_slots(own_.data(), inbox));
       max_payload_ = std::min<uint64_t>(max_payload_, p.producer.max_payload());
       p.cma_ok = cma_wanted_ && cma_probe(p.pid, pr.probe_addr, pr.probe_value);
       cma_all_ = cma_all_ && p.cma_ok;
@@ -190,7 +190,7 @@ class ShmTransport final : public Transport {
   bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) override {
     Peer& p = peers_[slot_of_[peer]];
     // Mailbox only while no ring record of ours is unconsumed (see Mailbox.hpp for the order).
-    if (payload.size() <= kFirstCellPayload && p.producer.consumed(p.ring_end) &&
+    if (payload.size() <= kMailboxPayload && p.producer.consumed(p.ring_end) &&
         p.mailbox.try_push(header, payload.data(), payload.size()))
       return true;
     return p.producer.try_push(header, payload.data(), payload.size(), nullptr, 0, &p.ring_end);
@@ -215,10 +215,10 @@ class ShmTransport final : public Transport {
   }
 
   const WireHeader* peek(int peer, std::span<const std::byte>* payload) override {
-    const Cell* c = peers_[slot_of_[peer]].inbox.peek();
-    if (!c) return nullptr;
-    *payload = {c->payload, c->bytes};
-    return &c->header;
+    const MailboxSlot* s = peers_[slot_of_[peer]].inbox.peek();
+    if (!s) return nullptr;
+    *payload = {s->payload(), s->first.bytes};
+    return &s->first.header;
   }
   void take_peeked(int peer) override { peers_[slot_of_[peer]].inbox.take(); }
 
@@ -270,7 +270,7 @@ class ShmTransport final : public Transport {
     const int n = consumer_.poll(
         [&](const WireHeader& h, const std::byte* p, uint64_t len) {
           if (h.source < slot_of_.size() && slot_of_[h.source] >= 0)
-            while (peers_[slot_of_[h.source]].inbox.poll(Deliver{sink}, static_cast<int>(kMailboxCells)) > 0) {
+            while (peers_[slot_of_[h.source]].inbox.poll(Deliver{sink}, static_cast<int>(kMailboxSlots)) > 0) {
             }
           sink.on_message(h, {p, len});
         },
@@ -294,7 +294,7 @@ class ShmTransport final : public Transport {
     // A peer's last messages may still sit in our ring: deliver them before the failure.
     for (;;) {
       int n = poll_ring(sink, 64);
-      for (Peer& p : peers_) n += p.inbox.poll(Deliver{sink}, static_cast<int>(kMailboxCells));
+      for (Peer& p : peers_) n += p.inbox.poll(Deliver{sink}, static_cast<int>(kMailboxSlots));
       if (n == 0) break;
     }
     for (auto& [rank, why] : dead) sink.on_peer_failure(rank, why);
