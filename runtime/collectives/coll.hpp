@@ -100,8 +100,6 @@ ReduceOp::Builtin builtin_op(xmsg_op_t op, xmsg_datatype_t type);
 bool builtin_commutative(xmsg_op_t op);
 const char* op_name(xmsg_op_t op);
 const char* type_name(xmsg_datatype_t type);
-// Bytes of one element as the reductions lay it out (the pair types are C structs).
-size_t builtin_type_size(xmsg_datatype_t type);
 
 // Resolves `op` for `type` (built-in or user-created), setting the error message on failure.
 int resolve_op(xmsg_op_t op, xmsg_datatype_t type, size_t elem_size, const char* func, ReduceOp* out);

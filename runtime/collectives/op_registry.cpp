@@ -36,9 +36,6 @@ int resolve_op(xmsg_op_t op, xmsg_datatype_t type, size_t elem_size, const char*
     r.builtin = builtin_op(op, type);
     if (!r.builtin)
       return fail(XMSG_ERR_OP, "%s: op %s is not defined for datatype %s", func, op_name(op), type_name(type));
-    if (builtin_type_size(type) != elem_size)
-      return fail(XMSG_ERR_INTERNAL, "%s: datatype %s is %zu bytes in the runtime but %zu in the reductions", func,
-                  type_name(type), elem_size, builtin_type_size(type));
     r.commutative = builtin_commutative(op);
   } else {
     const UserOp* user = find_user_op(op);

@@ -10,15 +10,13 @@
 #include <type_traits>
 
 #include "coll.hpp"
+#include "xmsg_internal.h"
 
 namespace xmsg::coll {
 namespace {
 
 template <class T>
-struct ValueInt {
-  T value;
-  int index;
-};
+using ValueInt = XmsgiValueIndex<T>;  // the runtime's pair layout, so element sizes agree by construction
 
 enum class Group { Integer, Floating, Bool, Byte, Char, Pair, Invalid };
 
@@ -172,31 +170,6 @@ ReduceOp::Builtin builtin_op(xmsg_op_t op, xmsg_datatype_t type) {
     case XMSG_SHORT_INT: return for_pair<short>(op);
     case XMSG_LONG_DOUBLE_INT: return for_pair<long double>(op);
     default: return nullptr;
-  }
-}
-
-size_t builtin_type_size(xmsg_datatype_t type) {
-  switch (type) {
-    case XMSG_BYTE: case XMSG_CHAR: case XMSG_SIGNED_CHAR: case XMSG_UNSIGNED_CHAR: return 1;
-    case XMSG_SHORT: case XMSG_UNSIGNED_SHORT: return sizeof(short);
-    case XMSG_INT: case XMSG_UNSIGNED: return sizeof(int);
-    case XMSG_LONG: case XMSG_UNSIGNED_LONG: return sizeof(long);
-    case XMSG_LONG_LONG: case XMSG_UNSIGNED_LONG_LONG: return sizeof(long long);
-    case XMSG_INT8_T: case XMSG_UINT8_T: return 1;
-    case XMSG_INT16_T: case XMSG_UINT16_T: return 2;
-    case XMSG_INT32_T: case XMSG_UINT32_T: return 4;
-    case XMSG_INT64_T: case XMSG_UINT64_T: return 8;
-    case XMSG_FLOAT: return sizeof(float);
-    case XMSG_DOUBLE: return sizeof(double);
-    case XMSG_LONG_DOUBLE: return sizeof(long double);
-    case XMSG_C_BOOL: return sizeof(bool);
-    case XMSG_FLOAT_INT: return sizeof(ValueInt<float>);
-    case XMSG_DOUBLE_INT: return sizeof(ValueInt<double>);
-    case XMSG_LONG_INT: return sizeof(ValueInt<long>);
-    case XMSG_2INT: return sizeof(ValueInt<int>);
-    case XMSG_SHORT_INT: return sizeof(ValueInt<short>);
-    case XMSG_LONG_DOUBLE_INT: return sizeof(ValueInt<long double>);
-    default: return 0;
   }
 }
 
