@@ -38,10 +38,12 @@ std::string socket_peer_text(int fd) {
   return std::string(ip) + ":" + std::to_string(ntohs(sa.sin_port));
 }
 
-void set_socket_options(int fd) {
+void set_socket_options(int fd, const std::string& congestion) {
   int one = 1;
   // Small messages must leave at once: latency matters more than packet count here.
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // Checked by TcpConfig::from_environment on a scratch socket, so this does not fail.
+  if (!congestion.empty()) ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, congestion.data(), static_cast<socklen_t>(congestion.size()));
 }
 
 }  // namespace
@@ -211,7 +213,7 @@ void TcpTransport::start_connect(Peer& p) {
     fail_peer(p, "socket failed: " + errno_text(errno));
     return;
   }
-  set_socket_options(fd);
+  set_socket_options(fd, config_.congestion);
   int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&p.sockaddr), sizeof p.sockaddr);
   if (rc != 0 && errno != EINPROGRESS) {
     int err = errno;
@@ -267,7 +269,7 @@ void TcpTransport::accept_all() {
       ++rejected_;
       continue;
     }
-    set_socket_options(fd);
+    set_socket_options(fd, config_.congestion);
     Connection& c = add_connection(fd, ConnectionState::kAwaitHello, socket_peer_text(fd), EPOLLIN);
     c.deadline = std::chrono::steady_clock::now() + config_.handshake_timeout;
     ++unproven_;
