@@ -68,6 +68,8 @@ TcpConfig TcpConfig::from_environment() {
   c.rendezvous_push = env_size("XMSG_TCP_RNDV_PUSH", c.rendezvous_push, 0, size_t(1) << 30);
   c.push_max_message = env_size("XMSG_TCP_PUSH_MAX", c.push_max_message, 0, size_t(1) << 40);
   c.push_whole_message = env_size("XMSG_TCP_PUSH_WHOLE", c.push_whole_message, 0, size_t(1) << 40);
+  c.push_large_message = env_size("XMSG_TCP_PUSH_LARGE", c.push_large_message, 0, size_t(1) << 40);
+  c.push_budget = env_size("XMSG_TCP_PUSH_BUDGET", c.push_budget, 0, size_t(1) << 40);
   c.land_min = env_size("XMSG_TCP_LAND_MIN", c.land_min, 0, size_t(1) << 40);
   c.handshake_timeout = std::chrono::milliseconds(env_size("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", 10000, 10, 3600 * 1000));
   if (const char* poll = std::getenv("XMSG_TCP_POLL"); poll && *poll) {

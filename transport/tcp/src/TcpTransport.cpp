@@ -718,7 +718,14 @@ MemoryHandle TcpTransport::expose(const void* buffer, size_t length) {
   return {reinterpret_cast<uint64_t>(buffer), length, key};
 }
 
-void TcpTransport::release(const MemoryHandle& handle) { exposed_.erase(handle.key); }
+void TcpTransport::release(const MemoryHandle& handle) {
+  exposed_.erase(handle.key);
+  // Released after the receiver's FIN: whatever it staged of this message is gone.
+  if (auto it = large_pushes_.find(handle.key); it != large_pushes_.end()) {
+    if (Peer* p = peer_or_null(it->second.first)) p->large_pushed -= it->second.second;
+    large_pushes_.erase(it);
+  }
+}
 
 void TcpTransport::read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                                ReadCompletion& done) {
@@ -792,11 +799,15 @@ bool TcpTransport::try_send_pushed(Peer& p, const WireHeader& header, std::span<
   RendezvousDescriptor rts;
   std::memcpy(&rts, payload.data(), sizeof rts);
   auto it = exposed_.find(rts.handle.key);
-  if (it == exposed_.end() || it->second.size() > config_.push_max_message) return false;
+  if (it == exposed_.end() || config_.rendezvous_push == 0) return false;
   const uint64_t size = it->second.size();
-  const uint64_t head = config_.rendezvous_push == 0 ? 0
-                        : size <= config_.push_whole_message ? size
-                                                     : std::min<uint64_t>(config_.rendezvous_push, size);
+  // A large message goes whole only while the whole pushes of the peer's not yet finished
+  // messages stay within the budget: that bounds what a receiver that posts late must stage.
+  const bool large = size > config_.push_whole_message && size <= config_.push_large_message &&
+                     p.large_pushed + size <= config_.push_budget;
+  const uint64_t head = size <= config_.push_whole_message || large ? size
+                        : size <= config_.push_max_message        ? std::min<uint64_t>(config_.rendezvous_push, size)
+                                                                  : 0;
   if (head == 0) return false;
   const size_t copied = 2 * sizeof(FrameHeader) + payload.size() + sizeof head + sizeof(PushHeader);
   if (!p.queue.empty() && p.queue.copied_bytes() + copied > config_.queue_limit) {
@@ -813,6 +824,10 @@ bool TcpTransport::try_send_pushed(Peer& p, const WireHeader& header, std::span<
   p.queue.append(std::as_bytes(std::span(&push, 1)));
   // Valid until the receiver's FIN, which it sends only after the whole message arrived.
   p.queue.append_borrowed(it->second.first(head));
+  if (large) {
+    p.large_pushed += size;
+    large_pushes_[rts.handle.key] = {p.rank, size};
+  }
   accepted = true;
   if (p.established) flush(p);
   else if (!p.outgoing && !p.incoming) start_connect(p);

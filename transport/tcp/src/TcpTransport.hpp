@@ -69,6 +69,7 @@ class TcpTransport final : public Transport {
     Connection* incoming = nullptr;  // their call, accepted but not proven yet
     SendQueue queue;
     std::deque<PendingRead> reads;  // our read_remote()s, answered in this order
+    uint64_t large_pushed = 0;      // bytes of large messages pushed whole and not released yet
     bool failed = false;
     bool failure_reported = false;
     std::string failure;
@@ -146,6 +147,8 @@ class TcpTransport final : public Transport {
   std::unordered_map<uint64_t, std::span<const std::byte>> exposed_;  // by MemoryHandle.key
   // Pushed heads whose RTS was not matched when they arrived, by (peer, key).
   std::map<std::pair<int, uint64_t>, std::vector<std::byte>> pushed_;
+  // Messages above push_whole_message pushed whole, until released: key -> (peer, bytes).
+  std::unordered_map<uint64_t, std::pair<int, uint64_t>> large_pushes_;
   uint64_t next_key_ = 1;
   uint64_t next_read_id_ = 1;
 };
