@@ -47,6 +47,10 @@ struct NodeShm {
   // s - 2: claim_slot() then needs no read of that rank's `done` line (a cache-line transfer
   // on the critical path of every back-to-back collective).
   std::vector<uint64_t> seen_posted;
+  // The newest collective every rank is known to have posted (a rooted barrier's release, or a
+  // wait for all posts, proves it): every rank then finished all before it, so claim_slot()
+  // reads no peer's `done` line (after a rooted barrier a rank has seen only rank 0 post).
+  uint64_t all_posted = 0;
   // Every pair of members may read each other's memory with process_vm_readv (probed at set-up,
   // agreed by all); pids[r] is rank r's process then.
   bool cma = false;
@@ -207,17 +211,19 @@ bool has_posted(NodeShm& s, int rank, uint64_t seq) {
 // Waits until every rank has posted collective `seq`.
 int wait_all_posted(NodeShm& s, const Comm& c, uint64_t seq, const char* func) {
   int next = 0;  // ranks below `next` are known to have posted
-  return wait_for(c, func, [&] {
+  int e = wait_for(c, func, [&] {
     while (next < c.size && has_posted(s, next, seq)) ++next;
     return next == c.size;
   });
+  if (e == XMSG_SUCCESS) s.all_posted = seq;
+  return e;
 }
 
 // Starts collective number s: waits until nobody reads our half s % 2 any more (its last
 // contents were those of collective s - 2) and returns where our `bytes` of data go.
 int claim_slot(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, const char* func, std::byte** slot) {
   *slot = s.region.data(c.rank, seq, static_cast<size_t>(bytes));
-  if (seq < 3) return XMSG_SUCCESS;
+  if (seq < 3 || s.all_posted >= seq - 1) return XMSG_SUCCESS;
   int next = 0;
   auto finished_old = [&](int r) {
     return r == c.rank || s.seen_posted[static_cast<size_t>(r)] >= seq - 1 ||
@@ -355,6 +361,7 @@ class PipeWriter {
   bool read_by_all(uint64_t old) {
     const uint64_t old_seq = old >> 24;
     if (old_seq < seq_) {
+      if (s_.all_posted > old_seq) return true;
       for (int r = 0; r < c_.size; ++r)
         if (r != c_.rank && s_.seen_posted[static_cast<size_t>(r)] <= old_seq &&
             s_.region.done(r).load(std::memory_order_acquire) < old_seq)
@@ -430,14 +437,20 @@ int shm_barrier(NodeShm& s, const Comm& c) {
   }
   if (c.rank != 0) {
     publish(s, c, seq);
-    return finish(s, c, seq, wait_for(c, func, [&] { return has_posted(s, 0, seq); }));
+    // Rank 0 posts only once every rank has.
+    int e = wait_for(c, func, [&] { return has_posted(s, 0, seq); });
+    if (e == XMSG_SUCCESS) s.all_posted = seq;
+    return finish(s, c, seq, e);
   }
   int next = 1;
   int e = wait_for(c, func, [&] {
     while (next < c.size && has_posted(s, next, seq)) ++next;
     return next == c.size;
   });
-  if (e == XMSG_SUCCESS) publish(s, c, seq);
+  if (e == XMSG_SUCCESS) {
+    publish(s, c, seq);
+    s.all_posted = seq;
+  }
   return finish(s, c, seq, e);
 }
 
@@ -497,6 +510,7 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
     }
     return copied == n;
   });
+  if (e == XMSG_SUCCESS) s.all_posted = seq;
   return finish(s, c, seq, e);
 }
 
