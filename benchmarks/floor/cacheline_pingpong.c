@@ -12,12 +12,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,12 +89,16 @@ int main(int argc, char** argv) {
     }
     atomic_store(&l->value, UINT64_MAX); /* no value either side waits for */
     const uint64_t base = (uint64_t)r * 4 * (uint64_t)iters;
+    const pid_t parent = getpid();
     const pid_t child = fork();
     if (child < 0) {
       perror("fork");
       return 1;
     }
     if (child == 0) {
+      /* A parent killed on a timeout (benchmarks/compare gives up after a few seconds) must not
+       * leave its partner spinning. */
+      if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
       if (pin(1) != 0) {
         fprintf(stderr, "error: cannot pin to CPU 1: %s\n", strerror(errno));
         _exit(1);

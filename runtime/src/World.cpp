@@ -432,13 +432,10 @@ bool World::recv_in_place(uint32_t context, const Comm* comm, int source, int ta
       return true;
     }
     // Something else arrived on this transport (the source's ring, another lane): post the
-    // receive before it is delivered, so a message for us lands in the buffer directly.
-    if (t->input_ready()) return false;
-    // Spacing the polls of the mailbox line pays: 0-32 B one-way 0.064-0.069 us with a pause
-    // here against 0.077-0.079 without, and slower still with a tighter loop (one word, then
-    // peek), as if a poller re-reading the line at once pulled it back from the writing core
-    // before its stores were all in. (The same pause in wait()'s loop cost 64-512 B 5-10%.)
-    cpu_relax();
+    // receive before it is delivered, so a message for us lands in the buffer directly. How
+    // often to look for that, and how long to pause, is the transport's call: both move
+    // 0-32 B one-way latency by 10-25% (transport/shm/src/PollSpacing.hpp).
+    if (t->wait_between_peeks(source)) return false;
     // A full progress call costs a few dozen spins: once per kInPlaceSpins, so it rarely
     // stands between the message landing and the spin seeing it.
     if (spins == kInPlaceSpins) {

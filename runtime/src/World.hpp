@@ -20,11 +20,7 @@
 
 namespace xmsg::rt {
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
+using transport::cpu_relax;
 
 class World final : public transport::MessageSink {
  public:

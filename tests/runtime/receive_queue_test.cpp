@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -230,4 +231,48 @@ TEST(Mailbox, FullRefusesPeekKeepsOrderOverManyLaps) {
   EXPECT_GT(sent, 100 * kMailboxSlots);
   EXPECT_EQ(consumer.peek(), nullptr);
   std::free(mem);
+}
+
+// PollSpacing: the regime a waiter's loop follows. Only directions that cannot flake on a
+// loaded machine are asserted: a hand-off made slow on purpose must select "far".
+TEST(PollSpacing, FixedRegimesLookAroundAsDocumented) {
+  PollSpacing near(PollSpacing::Regime::kNear);
+  PollSpacing far(PollSpacing::Regime::kFar);
+  int near_looks = 0, far_looks = 0;
+  for (int i = 0; i < 64; ++i) {
+    near_looks += near.look_around();
+    far_looks += far.look_around();
+  }
+  EXPECT_EQ(near_looks, 64);  // near: other lanes on every look
+  EXPECT_EQ(far_looks, 8);    // far: every 8th look
+  EXPECT_FALSE(near.far());
+  EXPECT_TRUE(far.far());
+  // After a two-line record the far regime loops like the near one.
+  far.found(true);
+  int after_long = 0;
+  for (int i = 0; i < 16; ++i) after_long += far.look_around();
+  EXPECT_EQ(after_long, 16);
+}
+
+TEST(PollSpacing, MeasuredSlowHandoffsSelectFar) {
+  PollSpacing s(PollSpacing::Regime::kMeasured);
+  EXPECT_FALSE(s.far());  // until measured, the near loop
+  // Records found 500 ns after the waiter's last pause: four times the 120 ns threshold, and
+  // below the 2 us beyond which a sample is dropped as "not a hand-off" (a preempted sample is
+  // dropped; the others still count). Waits are measured once the first kWarmupFinds records
+  // were found, a few close together.
+  auto busy = [] {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(500);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  for (uint32_t i = 0; i < PollSpacing::kWarmupFinds + 4 * PollSpacing::kFirstSamples; ++i) {
+    s.pause();
+    busy();
+    s.found(false);
+  }
+  EXPECT_TRUE(s.far());
+  // A record found at the first look (no pause before it) measures nothing.
+  for (int i = 0; i < 16; ++i) s.found(false);
+  EXPECT_TRUE(s.far());
 }

@@ -306,6 +306,28 @@ TEST(TcpConfig, ReadsTheEnvironmentAndNamesBadVariables) {
   }
 }
 
+TEST(TcpConfig, CongestionControlIsCheckedAgainstTheKernel) {
+  // reno is built into every Linux kernel and always allowed, so the default always applies.
+  EXPECT_EQ(TcpConfig::from_environment().congestion, "reno");
+  {
+    ScopedEnv a("XMSG_TCP_CONGESTION", "system");
+    EXPECT_EQ(TcpConfig::from_environment().congestion, "");
+  }
+  {
+    ScopedEnv a("XMSG_TCP_CONGESTION", "reno");
+    EXPECT_EQ(TcpConfig::from_environment().congestion, "reno");
+  }
+  {
+    ScopedEnv a("XMSG_TCP_CONGESTION", "no-such-cc");
+    try {
+      TcpConfig::from_environment();
+      FAIL() << "accepted XMSG_TCP_CONGESTION=no-such-cc";
+    } catch (const TransportError& e) {
+      EXPECT_NE(std::string(e.what()).find("XMSG_TCP_CONGESTION='no-such-cc'"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(TcpConfig, ChoosesAnAddress) {
   EXPECT_EQ(choose_listen_address("10.1.2.3"), "10.1.2.3");
   EXPECT_EQ(choose_listen_address("lo"), "127.0.0.1");

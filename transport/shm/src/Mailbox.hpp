@@ -16,6 +16,7 @@
 //     consumed before using the mailbox again.
 #pragma once
 
+#include "PollSpacing.hpp"
 #include "ReceiveQueue.hpp"
 
 namespace xmsg::transport::shm {
@@ -86,7 +87,8 @@ class MailboxProducer {
 class MailboxConsumer {
  public:
   MailboxConsumer() = default;
-  MailboxConsumer(QueueControl* control, MailboxSlot* slots) : control_(control), slots_(slots) {}
+  MailboxConsumer(QueueControl* control, MailboxSlot* slots, PollSpacing spacing = PollSpacing())
+      : control_(control), slots_(slots), spacing_(spacing) {}
 
   bool ready() const { return peek() != nullptr; }
 
@@ -102,8 +104,18 @@ class MailboxConsumer {
     if (last_was_long_) __builtin_prefetch(s.more);
     return published ? &s : nullptr;
   }
+  // What a waiter does between two peek()s that found nothing. True (and no pause) when
+  // `other_input()` says something else has arrived.
+  template <class OtherInput>
+  bool wait(OtherInput&& other_input) {
+    if (spacing_.look_around() && other_input()) return true;
+    spacing_.pause();
+    return false;
+  }
+
   void take() {
     last_was_long_ = slots_[head_ & (kMailboxSlots - 1)].first.bytes > kFirstCellPayload;
+    spacing_.found(last_was_long_);
     ++head_;
     // The producer reads this only when the mailbox looks full.
     control_->head.store(head_, std::memory_order_release);
@@ -127,6 +139,7 @@ class MailboxConsumer {
   const MailboxSlot* slots_ = nullptr;
   uint64_t head_ = 0;
   bool last_was_long_ = false;
+  PollSpacing spacing_;
 };
 
 // [QueueControl][ring cells][mailbox 0: QueueControl + kMailboxSlots slots]...

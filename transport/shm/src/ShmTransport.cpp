@@ -89,6 +89,12 @@ class ShmTransport final : public Transport {
     const char* cma = std::getenv("XMSG_SHM_CMA");
     cma_wanted_ = !(cma && (std::strcmp(cma, "0") == 0 || std::strcmp(cma, "off") == 0));
     check_interval_ns_ = env_u64("XMSG_SHM_LIVENESS_US", 2000) * 1000;
+    if (const char* v = std::getenv("XMSG_SHM_POLL_SPACING"); v && *v) {
+      if (std::strcmp(v, "near") == 0) spacing_ = PollSpacing::Regime::kNear;
+      else if (std::strcmp(v, "far") == 0) spacing_ = PollSpacing::Regime::kFar;
+      else if (std::strcmp(v, "auto") != 0)
+        throw TransportError(std::string("shm: XMSG_SHM_POLL_SPACING='") + v + "' is not auto, near or far");
+    }
   }
 
   ~ShmTransport() override { teardown(); }
@@ -173,7 +179,8 @@ class ShmTransport final : public Transport {
       p.producer = QueueProducer(ctl, SegmentLayout::ring_cells_of(base), pr.cells, peers.size() == 1, true);
       p.mailbox = MailboxProducer(box, theirs.mailbox_slots(base, mailbox_of(boot_.rank())));
       const uint64_t inbox = mailbox_of(peer);
-      p.inbox = MailboxConsumer(layout.mailbox_control(own_.data(), inbox), layout.mailbox_slots(own_.data(), inbox));
+      p.inbox = MailboxConsumer(layout.mailbox_control(own_.data(), inbox), layout.mailbox_slots(own_.data(), inbox),
+                                PollSpacing(spacing_));
       max_payload_ = std::min<uint64_t>(max_payload_, p.producer.max_payload());
       p.cma_ok = cma_wanted_ && cma_probe(p.pid, pr.probe_addr, pr.probe_value);
       cma_all_ = cma_all_ && p.cma_ok;
@@ -221,6 +228,9 @@ class ShmTransport final : public Transport {
     return &s->first.header;
   }
   void take_peeked(int peer) override { peers_[slot_of_[peer]].inbox.take(); }
+  bool wait_between_peeks(int peer) override {
+    return peers_[slot_of_[peer]].inbox.wait([this] { return input_ready(); });
+  }
 
   void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                    ReadCompletion& done) override {
@@ -320,6 +330,7 @@ class ShmTransport final : public Transport {
   uint64_t idle_polls_ = 0;
   uint64_t last_check_ns_ = 0;
   uint64_t check_interval_ns_ = 2000000;
+  PollSpacing::Regime spacing_ = PollSpacing::Regime::kMeasured;  // XMSG_SHM_POLL_SPACING
 };
 
 }  // namespace shm

@@ -47,6 +47,9 @@ struct Connection {
   std::byte* direct = nullptr;
   size_t direct_left = 0;
   ReadCompletion* direct_done = nullptr;  // called once direct_left reaches 0
+  // Bytes of the oldest read's range that a guessing recv already put into its destination
+  // (see TcpTransport::read_socket); its kReadData frame is the next one in rx.
+  size_t prelanded = 0;
   // An eager payload landing in a posted receive's buffer (the sink's claim_eager token):
   // direct/direct_left point there, then skip_left bytes (truncation) are dropped.
   void* landing = nullptr;

@@ -6,8 +6,12 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -23,6 +27,32 @@ size_t env_size(const char* name, size_t fallback, size_t min, size_t max) {
   if (errno != 0 || *end != '\0' || v[0] == '-' || n < min || n > max)
     throw TransportError(std::string(name) + "='" + v + "': expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
   return static_cast<size_t>(n);
+}
+
+std::string first_line(const char* path) {
+  std::string line;
+  if (std::FILE* f = std::fopen(path, "r")) {
+    char buffer[256];
+    if (std::fgets(buffer, sizeof buffer, f)) line = buffer;
+    std::fclose(f);
+  }
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+// Why sockets of this process cannot use congestion control `name` (empty: they can). Tried on a
+// scratch socket, because the kernel alone knows what is loaded and what this process may pick.
+std::string congestion_refused(const std::string& name) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::string("cannot open a socket to try it: ") + std::strerror(errno);
+  const int rc = ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name.data(), static_cast<socklen_t>(name.size()));
+  const int err = errno;
+  ::close(fd);
+  if (rc == 0) return {};
+  return std::string("the kernel refuses it (") + std::strerror(err) + "); available: " +
+         first_line("/proc/sys/net/ipv4/tcp_available_congestion_control") +
+         "; allowed without CAP_NET_ADMIN: " + first_line("/proc/sys/net/ipv4/tcp_allowed_congestion_control") +
+         "; 'system' keeps the kernel's default";
 }
 
 }  // namespace
@@ -44,6 +74,16 @@ TcpConfig TcpConfig::from_environment() {
     if (std::strcmp(poll, "recv") == 0) c.poll_by_recv = true;
     else if (std::strcmp(poll, "epoll") == 0) c.poll_by_recv = false;
     else throw TransportError(std::string("XMSG_TCP_POLL='") + poll + "': expected recv or epoll");
+  }
+  if (const char* cc = std::getenv("XMSG_TCP_CONGESTION"); cc && *cc) {
+    c.congestion = std::strcmp(cc, "system") == 0 ? "" : cc;
+    c.congestion_explicit = true;
+  }
+  if (!c.congestion.empty()) {
+    std::string why = congestion_refused(c.congestion);
+    if (!why.empty() && c.congestion_explicit)
+      throw TransportError("XMSG_TCP_CONGESTION='" + c.congestion + "': " + why);
+    if (!why.empty()) c.congestion.clear();  // the built-in choice falls back to the system's
   }
   const char* verbose = std::getenv("XMSG_VERBOSE");
   c.verbose = verbose && *verbose && std::strcmp(verbose, "0") != 0;

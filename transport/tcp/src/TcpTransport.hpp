@@ -88,6 +88,14 @@ class TcpTransport final : public Transport {
   // claim_eager) and points the connection's direct range at that receive's buffer.
   bool land_eager(Connection& c, const FrameHeader& fh, MessageSink& sink);
   bool read_socket(Connection& c, MessageSink* sink, int& handled);
+  // The start of the oldest read's destination when its answer is likely the next frame on c
+  // (nothing else half-received), else empty.
+  std::span<std::byte> read_guess(Connection& c, size_t budget);
+  // One recv into rx (a kReadData header's worth) and `guess`; false when the connection ended
+  // or the socket was empty (`ok`: false when c was closed).
+  bool recv_guessing(Connection& c, std::span<std::byte> guess, bool& drained, size_t& budget, bool& ok);
+  // After a recv that returned `n` <= 0: true on EAGAIN, else closes or fails c and returns false.
+  bool handle_recv_end(Connection& c, ssize_t n);
   // Handles every complete frame in c.rx; false when the connection was closed meanwhile.
   bool parse_frames(Connection& c, MessageSink* sink, int& handled);
   void serve_read(Peer& p, const ReadRequest& request);

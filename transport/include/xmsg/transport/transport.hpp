@@ -60,6 +60,13 @@ struct WireHeader {
 };
 static_assert(sizeof(WireHeader) == 24);
 
+// The spin-wait hint (x86 `pause`): lets the other hyperthread run and spaces a poller's loads.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 // memcpy of n <= 32 bytes without a library call: two overlapping copies of the largest power
 // of two not above n. For the small-message lanes, whose copies sit on the latency path.
 inline void copy_upto32(void* dst, const void* src, size_t n) {
@@ -175,6 +182,14 @@ class Transport {
     return nullptr;
   }
   virtual void take_peeked(int peer) { (void)peer; }
+  // Called by a waiter between two peek(peer) that found nothing: how to space the looks is the
+  // transport's call (shm follows the cost of a cache-line hand-off). True when other input has
+  // arrived (progress() would find it), so the waiter stops looking at `peer` alone.
+  virtual bool wait_between_peeks(int peer) {
+    (void)peer;
+    cpu_relax();
+    return input_ready();
+  }
 
   // Rendezvous capability (capabilities().remote_read). expose() registers a buffer the peer
   // may read until release(); read_remote() copies from a peer's exposed buffer into `dst` and
