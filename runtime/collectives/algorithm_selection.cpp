@@ -77,7 +77,11 @@ Thresholds load() {
   t.shm_slot = std::max<int64_t>(env_bytes("XMSG_COLL_SHM_SLOT", 8 << 10), 128);
   t.shm_bcast_max = env_bytes("XMSG_COLL_SHM_BCAST_MAX", 8 << 10);
   const char* barrier = std::getenv("XMSG_COLL_SHM_BARRIER");
-  t.shm_barrier_all = barrier && std::strcmp(barrier, "all") == 0;
+  t.shm_barrier = ShmBarrier::kAuto;
+  if (barrier && std::strcmp(barrier, "all") == 0) t.shm_barrier = ShmBarrier::kAll;
+  else if (barrier && std::strcmp(barrier, "rooted") == 0) t.shm_barrier = ShmBarrier::kRooted;
+  else if (barrier && *barrier && std::strcmp(barrier, "auto") != 0)
+    std::fprintf(stderr, "xmsg: XMSG_COLL_SHM_BARRIER='%s' is not auto, rooted or all; using auto\n", barrier);
   t.pipe_chunk = std::clamp<int64_t>(env_bytes("XMSG_COLL_PIPE_CHUNK", 64 << 10), 4096, int64_t{1} << 30);
   t.pipe_chunks = std::clamp<int64_t>(env_bytes("XMSG_COLL_PIPE_CHUNKS", 16), 1, 1024);
   t.pipe_bcast_max = env_bytes("XMSG_COLL_PIPE_BCAST_MAX", int64_t{1} << 40);

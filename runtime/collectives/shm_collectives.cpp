@@ -28,7 +28,6 @@
 #include <functional>
 #include <string>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "algorithm_selection.hpp"
@@ -48,6 +47,10 @@ struct NodeShm {
   // s - 2: claim_slot() then needs no read of that rank's `done` line (a cache-line transfer
   // on the critical path of every back-to-back collective).
   std::vector<uint64_t> seen_posted;
+  // The newest collective every rank is known to have posted (a rooted barrier's release, or a
+  // wait for all posts, proves it): every rank then finished all before it, so claim_slot()
+  // reads no peer's `done` line (after a rooted barrier a rank has seen only rank 0 post).
+  uint64_t all_posted = 0;
   // Every pair of members may read each other's memory with process_vm_readv (probed at set-up,
   // agreed by all); pids[r] is rank r's process then.
   bool cma = false;
@@ -60,8 +63,10 @@ namespace {
 // still in cache when it is folded in.
 constexpr int64_t kCmaPieceBytes = 256 << 10;
 
-std::unordered_map<int, std::unique_ptr<NodeShm>>& by_comm() {
-  static std::unordered_map<int, std::unique_ptr<NodeShm>> states;
+// Indexed by communicator handle (small integers, reused after a free): every collective
+// call looks its communicator up here, so a vector index instead of a hash lookup.
+std::vector<std::unique_ptr<NodeShm>>& by_comm() {
+  static std::vector<std::unique_ptr<NodeShm>> states;
   return states;
 }
 
@@ -206,17 +211,19 @@ bool has_posted(NodeShm& s, int rank, uint64_t seq) {
 // Waits until every rank has posted collective `seq`.
 int wait_all_posted(NodeShm& s, const Comm& c, uint64_t seq, const char* func) {
   int next = 0;  // ranks below `next` are known to have posted
-  return wait_for(c, func, [&] {
+  int e = wait_for(c, func, [&] {
     while (next < c.size && has_posted(s, next, seq)) ++next;
     return next == c.size;
   });
+  if (e == XMSG_SUCCESS) s.all_posted = seq;
+  return e;
 }
 
 // Starts collective number s: waits until nobody reads our half s % 2 any more (its last
 // contents were those of collective s - 2) and returns where our `bytes` of data go.
 int claim_slot(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, const char* func, std::byte** slot) {
   *slot = s.region.data(c.rank, seq, static_cast<size_t>(bytes));
-  if (seq < 3) return XMSG_SUCCESS;
+  if (seq < 3 || s.all_posted >= seq - 1) return XMSG_SUCCESS;
   int next = 0;
   auto finished_old = [&](int r) {
     return r == c.rank || s.seen_posted[static_cast<size_t>(r)] >= seq - 1 ||
@@ -354,6 +361,7 @@ class PipeWriter {
   bool read_by_all(uint64_t old) {
     const uint64_t old_seq = old >> 24;
     if (old_seq < seq_) {
+      if (s_.all_posted > old_seq) return true;
       for (int r = 0; r < c_.size; ++r)
         if (r != c_.rank && s_.seen_posted[static_cast<size_t>(r)] <= old_seq &&
             s_.region.done(r).load(std::memory_order_acquire) < old_seq)
@@ -391,8 +399,10 @@ int64_t chunks_for(int64_t bytes, int64_t chunk) { return (bytes + chunk - 1) / 
 }  // namespace
 
 NodeShm* node_shm(const Comm& c) {
-  if (c.members || c.size < 2 || !thresholds().shm) return nullptr;
-  auto& state = by_comm()[c.handle];
+  if (c.members || c.size < 2 || c.handle < 0 || !thresholds().shm) return nullptr;
+  auto& states = by_comm();
+  if (static_cast<size_t>(c.handle) >= states.size()) states.resize(static_cast<size_t>(c.handle) + 1);
+  auto& state = states[static_cast<size_t>(c.handle)];
   if (!state) {
     state = std::make_unique<NodeShm>();
     state->seen_posted.assign(static_cast<size_t>(c.size), 0);
@@ -404,31 +414,43 @@ NodeShm* node_shm(const Comm& c) {
 
 bool node_shm_cma(const NodeShm& s) { return s.cma; }
 
-// Rank 0 posts last, once it has seen everyone arrive, and the others wait only for rank 0.
-// Rank 0 thus leaves first: a collective rooted at rank 0 right after (OSU's bcast loop) finds
-// the root's data already posted instead of waiting for it. XMSG_COLL_SHM_BARRIER=all makes
-// every rank post and poll all instead: one cache-line handoff instead of two (2 ranks
-// pinned: 0.69x Open MPI against 1.04x), but the ranks leave together, the last to arrive
-// first, so the reader of a bcast right after waits a handoff for the root's data (OSU's bcast
-// at 2 ranks pinned went from 0.3-0.55x the best peer to 1.0-1.4x; at 4 ranks on 2 cores 10x
-// slower, the root getting its time slice after the waiting readers had used theirs).
+// Rooted (the default from 3 ranks on): rank 0 posts last, once it has seen everyone arrive,
+// and the others wait only for rank 0. Rank 0 thus leaves first: a collective rooted at rank 0
+// right after (OSU's bcast loop) finds the root's data already posted instead of waiting for
+// it. XMSG_COLL_SHM_BARRIER=all makes every rank post and poll all instead: one cache-line
+// handoff instead of two, but the ranks leave together, the last to arrive first, so the
+// reader of a bcast right after waits for the root's data; with ranks outnumbering cores that
+// wait is a pass of the scheduler (OSU's bcast at 4 ranks on 2 cores was 10x slower, the root
+// getting its time slice after the waiting readers had used theirs).
+// Default (auto) for 2 ranks that each have a core: pairwise, the same exchange as `all`. The
+// bcast reader's extra wait is then one handoff, not a pass of the scheduler, and the handoff
+// saved in every barrier is what decides the barrier against Open MPI's (2 ranks pinned, same
+// run, fast VM state: barrier 0.093 us pairwise, 0.137 rooted, Open MPI 0.131; bcast 1 B-1 KiB
+// 0.08-0.11 pairwise, 0.05 rooted, best peer 0.14-0.20).
 int shm_barrier(NodeShm& s, const Comm& c) {
   const char* func = "xmsg_barrier";
   const uint64_t seq = ++s.seq;
-  if (thresholds().shm_barrier_all) {
+  const ShmBarrier kind = thresholds().shm_barrier;
+  if (kind == ShmBarrier::kAll || (kind == ShmBarrier::kAuto && c.size == 2 && !oversubscribed())) {
     publish(s, c, seq);
     return finish(s, c, seq, wait_all_posted(s, c, seq, func));
   }
   if (c.rank != 0) {
     publish(s, c, seq);
-    return finish(s, c, seq, wait_for(c, func, [&] { return has_posted(s, 0, seq); }));
+    // Rank 0 posts only once every rank has.
+    int e = wait_for(c, func, [&] { return has_posted(s, 0, seq); });
+    if (e == XMSG_SUCCESS) s.all_posted = seq;
+    return finish(s, c, seq, e);
   }
   int next = 1;
   int e = wait_for(c, func, [&] {
     while (next < c.size && has_posted(s, next, seq)) ++next;
     return next == c.size;
   });
-  if (e == XMSG_SUCCESS) publish(s, c, seq);
+  if (e == XMSG_SUCCESS) {
+    publish(s, c, seq);
+    s.all_posted = seq;
+  }
   return finish(s, c, seq, e);
 }
 
@@ -488,6 +510,7 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
     }
     return copied == n;
   });
+  if (e == XMSG_SUCCESS) s.all_posted = seq;
   return finish(s, c, seq, e);
 }
 
@@ -771,4 +794,7 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
 
 }  // namespace xmsg::coll
 
-void xmsgi_coll_comm_freed(xmsg_comm_t comm) { xmsg::coll::by_comm().erase(comm); }
+void xmsgi_coll_comm_freed(xmsg_comm_t comm) {
+  auto& states = xmsg::coll::by_comm();
+  if (comm >= 0 && static_cast<size_t>(comm) < states.size()) states[static_cast<size_t>(comm)].reset();
+}
