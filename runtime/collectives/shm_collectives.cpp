@@ -208,11 +208,12 @@ bool has_posted(NodeShm& s, int rank, uint64_t seq) {
   return true;
 }
 
-// Waits until every rank has posted collective `seq`.
+// Waits until every other rank has posted collective `seq` (ours is the caller's business:
+// posted already, or after this wait in a rooted barrier's rank 0).
 int wait_all_posted(NodeShm& s, const Comm& c, uint64_t seq, const char* func) {
   int next = 0;  // ranks below `next` are known to have posted
   int e = wait_for(c, func, [&] {
-    while (next < c.size && has_posted(s, next, seq)) ++next;
+    while (next < c.size && (next == c.rank || has_posted(s, next, seq))) ++next;
     return next == c.size;
   });
   if (e == XMSG_SUCCESS) s.all_posted = seq;
@@ -442,15 +443,8 @@ int shm_barrier(NodeShm& s, const Comm& c) {
     if (e == XMSG_SUCCESS) s.all_posted = seq;
     return finish(s, c, seq, e);
   }
-  int next = 1;
-  int e = wait_for(c, func, [&] {
-    while (next < c.size && has_posted(s, next, seq)) ++next;
-    return next == c.size;
-  });
-  if (e == XMSG_SUCCESS) {
-    publish(s, c, seq);
-    s.all_posted = seq;
-  }
+  int e = wait_all_posted(s, c, seq, func);
+  if (e == XMSG_SUCCESS) publish(s, c, seq);
   return finish(s, c, seq, e);
 }
 
