@@ -126,7 +126,7 @@ World::World() : matching_(1) {
     peers_[p].remote_read = caps.remote_read && !force_cts_;
     peers_[p].remote_write = caps.remote_write && !force_cts_;
     peers_[p].split_min = split;
-    peers_[p].peek_payload = caps.peek_payload;
+    peers_[p].peek_payload = std::min(caps.peek_payload, transport::kMaxPeekPayload);  // recv_in_place copies with copy_upto96
   }
 
   // WORLD (cid 0) and SELF (cid 1).
@@ -417,9 +417,7 @@ bool World::recv_in_place(uint32_t context, const Comm* comm, int source, int ta
       const uint64_t length = payload.size();
       const uint64_t n = std::min(length, capacity);
       const int mtag = h->tag;
-      // The inline copy keeps the smallest messages clear of a library call.
-      if (n <= 32) transport::copy_upto32(buf, payload.data(), n);
-      else std::memcpy(buf, payload.data(), n);
+      transport::copy_upto96(buf, payload.data(), n);  // capacity <= peek_payload <= kMaxPeekPayload
       t->take_peeked(source);
       *rc = length > capacity ? truncation_error(func, comm, source, mtag, length, capacity) : XMSG_SUCCESS;
       if (status) {

@@ -27,6 +27,7 @@ namespace xmsg::transport::shm {
 // cells keeps every slot's first word a ready word: a cell that held payload on an earlier lap
 // could otherwise show a stale word equal to the ready value now expected there.
 inline constexpr size_t kMailboxPayload = kFirstCellPayload + kCell;  // 96
+static_assert(kMailboxPayload <= kMaxPeekPayload);  // what peek() shows, copied by copy_upto96
 
 struct MailboxSlot {
   Cell first;
@@ -40,14 +41,6 @@ static_assert(sizeof(MailboxSlot) == 2 * kCell && offsetof(MailboxSlot, more) ==
 // 16 KiB per sender: a window of 64 small messages (OSU's bandwidth test) fits with room to
 // spare, and a lap is short enough to stay cache resident.
 inline constexpr uint64_t kMailboxSlots = 128;
-
-// memcpy of n <= 96 bytes without a library call.
-inline void copy_upto96(std::byte* d, const std::byte* s, size_t n) {
-  if (n <= 32) return copy_upto32(d, s, n);
-  const size_t whole = n > 64 ? 64 : 32;
-  std::memcpy(d, s, whole);
-  copy_upto32(d + whole, s + whole, n - whole);
-}
 
 // Every mailbox record is exactly one slot, so the ring's general machinery (skip records,
 // stale continuation cells, a shared tail) has nothing to do here; these two classes are the
@@ -101,7 +94,7 @@ class MailboxConsumer {
     // starting once the first has shown the record published (64 B in the VM's slow state
     // 0.29-0.30 us instead of 0.30-0.40). Not after one-line records: the extra request cost
     // 0-32 B about a tenth in the fast state.
-    if (last_was_long_) __builtin_prefetch(s.more);
+    if (spacing_.after_two_lines()) __builtin_prefetch(s.more);
     return published ? &s : nullptr;
   }
   // What a waiter does between two peek()s that found nothing. True (and no pause) when
@@ -114,8 +107,7 @@ class MailboxConsumer {
   }
 
   void take() {
-    last_was_long_ = slots_[head_ & (kMailboxSlots - 1)].first.bytes > kFirstCellPayload;
-    spacing_.found(last_was_long_);
+    spacing_.found(slots_[head_ & (kMailboxSlots - 1)].first.bytes > kFirstCellPayload);
     ++head_;
     // The producer reads this only when the mailbox looks full.
     control_->head.store(head_, std::memory_order_release);
@@ -138,7 +130,6 @@ class MailboxConsumer {
   QueueControl* control_ = nullptr;
   const MailboxSlot* slots_ = nullptr;
   uint64_t head_ = 0;
-  bool last_was_long_ = false;
   PollSpacing spacing_;
 };
 

@@ -64,6 +64,8 @@ class PollSpacing {
   }
 
   bool far() const { return far_; }
+  // The last record found filled both lines of its slot.
+  bool after_two_lines() const { return two_lines_; }
 
  private:
   // The far regime's wider spacing, except after a two-line record (33-96 B): there the near

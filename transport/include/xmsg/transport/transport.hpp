@@ -93,6 +93,19 @@ inline void copy_upto32(void* dst, const void* src, size_t n) {
   }
 }
 
+// The largest message Transport::peek() may show (Capabilities::peek_payload).
+inline constexpr size_t kMaxPeekPayload = 96;
+
+// memcpy of n <= 96 bytes (kMaxPeekPayload) the same way.
+inline void copy_upto96(void* dst, const void* src, size_t n) {
+  if (n <= 32) return copy_upto32(dst, src, n);
+  auto* d = static_cast<std::byte*>(dst);
+  auto* s = static_cast<const std::byte*>(src);
+  const size_t whole = n > 64 ? 64 : 32;
+  std::memcpy(d, s, whole);
+  copy_upto32(d + whole, s + whole, n - whole);
+}
+
 // Where a sender's exposed buffer is, as the receiving side's transport needs it.
 // shm: address in the sender's address space (read with CMA); verbs: address + rkey.
 struct MemoryHandle {
@@ -147,7 +160,8 @@ struct Capabilities {
   size_t max_eager_payload = 0;  // largest payload try_send() accepts
   bool remote_write = false;     // write_remote() works (CMA); lets a sender copy part of a
                                  // rendezvous message while the receiver reads the rest
-  size_t peek_payload = 0;       // largest message peek() can show (0: peek() is not offered)
+  size_t peek_payload = 0;       // largest message peek() can show (0: peek() is not offered;
+                                 // at most kMaxPeekPayload)
 };
 
 class Transport {
