@@ -722,7 +722,7 @@ void TcpTransport::release(const MemoryHandle& handle) {
   exposed_.erase(handle.key);
   // Released after the receiver's FIN: whatever it staged of this message is gone.
   if (auto it = large_pushes_.find(handle.key); it != large_pushes_.end()) {
-    if (Peer* p = peer_or_null(it->second.first)) p->large_pushed -= it->second.second;
+    if (Peer* p = peer_or_null(it->second)) p->large_pushed -= handle.length;  // the size expose() gave it
     large_pushes_.erase(it);
   }
 }
@@ -826,7 +826,7 @@ bool TcpTransport::try_send_pushed(Peer& p, const WireHeader& header, std::span<
   p.queue.append_borrowed(it->second.first(head));
   if (large) {
     p.large_pushed += size;
-    large_pushes_[rts.handle.key] = {p.rank, size};
+    large_pushes_[rts.handle.key] = p.rank;
   }
   accepted = true;
   if (p.established) flush(p);

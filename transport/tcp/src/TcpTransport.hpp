@@ -147,8 +147,9 @@ class TcpTransport final : public Transport {
   std::unordered_map<uint64_t, std::span<const std::byte>> exposed_;  // by MemoryHandle.key
   // Pushed heads whose RTS was not matched when they arrived, by (peer, key).
   std::map<std::pair<int, uint64_t>, std::vector<std::byte>> pushed_;
-  // Messages above push_whole_message pushed whole, until released: key -> (peer, bytes).
-  std::unordered_map<uint64_t, std::pair<int, uint64_t>> large_pushes_;
+  // Messages above push_whole_message pushed whole, until released: key -> peer (the bytes are
+  // the released handle's length).
+  std::unordered_map<uint64_t, int> large_pushes_;
   uint64_t next_key_ = 1;
   uint64_t next_read_id_ = 1;
 };
