@@ -221,15 +221,25 @@ class ShmTransport final : public Transport {
     return consumer_.ready();
   }
 
-  const WireHeader* peek(int peer, std::span<const std::byte>* payload) override {
-    const MailboxSlot* s = peers_[slot_of_[peer]].inbox.peek();
-    if (!s) return nullptr;
-    *payload = {s->payload(), s->first.bytes};
-    return &s->first.header;
+  const WireHeader* wait_peek(int peer, uint32_t looks, std::span<const std::byte>* payload,
+                              bool* other_input) override {
+    MailboxConsumer& inbox = peers_[slot_of_[peer]].inbox;
+    for (uint32_t look = 1;; ++look) {
+      if (const MailboxSlot* s = inbox.peek()) {
+        *payload = {s->payload(), s->first.bytes};
+        return &s->first.header;
+      }
+      if (look == looks) return nullptr;
+      if (inbox.wait([this] { return input_ready(); })) {
+        *other_input = true;
+        return nullptr;
+      }
+    }
   }
-  void take_peeked(int peer) override { peers_[slot_of_[peer]].inbox.take(); }
-  bool wait_between_peeks(int peer) override {
-    return peers_[slot_of_[peer]].inbox.wait([this] { return input_ready(); });
+  void take_peeked(int peer, void* dst, size_t n) override {
+    MailboxConsumer& inbox = peers_[slot_of_[peer]].inbox;
+    copy_upto96(dst, inbox.shown().payload(), n);  // n <= kMailboxPayload
+    inbox.take();
   }
 
   void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
