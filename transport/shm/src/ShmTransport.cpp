@@ -200,7 +200,7 @@ class ShmTransport final : public Transport {
     if (payload.size() <= kMailboxPayload && p.producer.consumed(p.ring_end) &&
         p.mailbox.try_push(header, payload.data(), payload.size()))
       return true;
-    return p.producer.try_push(header, payload.data(), payload.size(), nullptr, 0, &p.ring_end);
+    return push_to_ring(p, header, payload);
   }
 
   int progress(MessageSink& sink) override {
@@ -286,6 +286,12 @@ class ShmTransport final : public Transport {
   };
 
   // Ring records from a sender come after whatever that sender left in its mailbox.
+  // Out of line: the mailbox path of try_send then needs no stack frame (a small message's
+  // send is on the latency path; a ring record's copy costs more than the call).
+  [[gnu::noinline]] bool push_to_ring(Peer& p, const WireHeader& header, std::span<const std::byte> payload) {
+    return p.producer.try_push(header, payload.data(), payload.size(), nullptr, 0, &p.ring_end);
+  }
+
   int poll_ring(MessageSink& sink, int budget) {
     const int n = consumer_.poll(
         [&](const WireHeader& h, const std::byte* p, uint64_t len) {
