@@ -28,9 +28,8 @@ class World final : public transport::MessageSink {
   World();  // throws std::exception with a message on failure
   ~World() override;
 
-  // Set while initialised; the C API reads it.
-  // Hidden: the C API reads it on every call, and a hidden variable is one PC-relative load
-  // where an exported one costs a GOT load first (on the send path, before its first check).
+  // Set while initialised. Hidden: the C API reads it on every call, and a hidden variable is
+  // one PC-relative load where an exported one costs a GOT load first.
   [[gnu::visibility("hidden")]] static World* current;
 
   int rank() const { return rank_; }
