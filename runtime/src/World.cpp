@@ -52,7 +52,7 @@ World::World() : matching_(1) {
   size_ = boot_->size();
   matching_ = MatchingEngine(size_);
   peers_.resize(size_);
-  dead_.assign(size_, false);
+  dead_.assign(size_, 0);
   dead_reason_.assign(size_, {});
 
   // Settings are checked before the collective wire-up so a bad value fails every rank alike.
@@ -126,7 +126,7 @@ World::World() : matching_(1) {
     peers_[p].remote_read = caps.remote_read && !force_cts_;
     peers_[p].remote_write = caps.remote_write && !force_cts_;
     peers_[p].split_min = split;
-    peers_[p].peek_payload = std::min(caps.peek_payload, transport::kMaxPeekPayload);  // recv_in_place copies with copy_upto96
+    peers_[p].peek_payload = caps.peek_payload;
   }
 
   // WORLD (cid 0) and SELF (cid 1).
@@ -410,15 +410,17 @@ bool World::recv_in_place(uint32_t context, const Comm* comm, int source, int ta
                           xmsg_status_t* status, const char* func, int* rc) {
   transport::Transport* t = peers_[source].transport;
   Idle idle;
-  for (int spins = 0;; ++spins) {
+  for (;;) {
     std::span<const std::byte> payload;
-    if (const WireHeader* h = t->peek(source, &payload)) {
+    bool other_input = false;
+    // A full progress call costs a few dozen looks: once per kInPlaceSpins, so it rarely
+    // stands between the message landing and the waiter seeing it.
+    if (const WireHeader* h = t->wait_peek(source, kInPlaceSpins, &payload, &other_input)) {
       if (h->kind != MessageKind::kEager || h->context != context || !tag_matches(tag, h->tag)) return false;
       const uint64_t length = payload.size();
-      const uint64_t n = std::min(length, capacity);
+      const uint64_t n = std::min(length, capacity);  // capacity <= peek_payload
       const int mtag = h->tag;
-      transport::copy_upto96(buf, payload.data(), n);  // capacity <= peek_payload <= kMaxPeekPayload
-      t->take_peeked(source);
+      t->take_peeked(source, buf, n);
       *rc = length > capacity ? truncation_error(func, comm, source, mtag, length, capacity) : XMSG_SUCCESS;
       if (status) {
         status->source = world_to_comm(comm, source);
@@ -430,19 +432,12 @@ bool World::recv_in_place(uint32_t context, const Comm* comm, int source, int ta
       return true;
     }
     // Something else arrived on this transport (the source's ring, another lane): post the
-    // receive before it is delivered, so a message for us lands in the buffer directly. How
-    // often to look for that, and how long to pause, is the transport's call: both move
-    // 0-32 B one-way latency by 10-25% (transport/shm/src/PollSpacing.hpp).
-    if (t->wait_between_peeks(source)) return false;
-    // A full progress call costs a few dozen spins: once per kInPlaceSpins, so it rarely
-    // stands between the message landing and the spin seeing it.
-    if (spins == kInPlaceSpins) {
-      spins = 0;
-      // The rest of the world (other transports, queued sends, liveness); whatever it
-      // delivers may be ours or may change the matching order.
-      if (progress() > 0 || dead_[source]) return false;
-      idle.pause(*this);
-    }
+    // receive before it is delivered, so a message for us lands in the buffer directly.
+    if (other_input) return false;
+    // The rest of the world (other transports, queued sends, liveness); whatever it delivers
+    // may be ours or may change the matching order.
+    if (progress() > 0 || dead_[source]) return false;
+    idle.pause(*this);
   }
 }
 
@@ -725,7 +720,7 @@ void World::fail_request(Request* r, int peer) {
 
 void World::on_peer_failure(int peer, const std::string& reason) {
   if (dead_[peer]) return;
-  dead_[peer] = true;
+  dead_[peer] = 1;
   ++dead_count_;
   dead_reason_[peer] = reason;
   matching_.for_each([&](uint32_t ctx, ContextQueues& q) {

@@ -2,6 +2,7 @@
 // full ring, multi-cell messages. (The same code runs between processes over a segment.)
 #include "Mailbox.hpp"
 #include "ReceiveQueue.hpp"
+#include "SmallCopy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -181,6 +182,24 @@ TEST(ReceiveQueue, StalePayloadNeverPassesWhenTheProducerMarks) { stale_payload_
 // message in place until take(), and over many laps (the ready words of earlier laps still in
 // the slots, second lines holding the payload of longer records) every message comes once, in
 // order, with its bytes, whatever mix of one- and two-line records went before.
+// Every length a slot can carry, at every source and destination alignment within a word: the
+// copy writes exactly n bytes (the overlapping blocks must neither miss nor overrun one).
+TEST(SmallCopy, EveryLengthUpTo96ExactBytesNoOverrun) {
+  for (size_t n = 0; n <= 96; ++n)
+    for (size_t so = 0; so < 8; ++so)
+      for (size_t doff = 0; doff < 8; ++doff) {
+        std::byte src[112], dst[128];
+        for (size_t i = 0; i < sizeof src; ++i) src[i] = static_cast<std::byte>(i * 7 + 1);
+        std::memset(dst, 0xEE, sizeof dst);
+        copy_upto96(dst + 8 + doff, src + so, n);
+        for (size_t i = 0; i < sizeof dst; ++i) {
+          const bool inside = i >= 8 + doff && i < 8 + doff + n;
+          const std::byte want = inside ? src[so + i - 8 - doff] : std::byte{0xEE};
+          ASSERT_EQ(dst[i], want) << "n=" << n << " src offset " << so << " dst offset " << doff << " byte " << i;
+        }
+      }
+}
+
 TEST(Mailbox, FullRefusesPeekKeepsOrderOverManyLaps) {
   constexpr size_t kBytes = sizeof(QueueControl) + kMailboxSlots * sizeof(MailboxSlot);
   auto* mem = static_cast<std::byte*>(std::aligned_alloc(64, kBytes));

@@ -18,6 +18,7 @@
 
 #include "PollSpacing.hpp"
 #include "ReceiveQueue.hpp"
+#include "SmallCopy.hpp"
 
 namespace xmsg::transport::shm {
 
@@ -27,7 +28,6 @@ namespace xmsg::transport::shm {
 // cells keeps every slot's first word a ready word: a cell that held payload on an earlier lap
 // could otherwise show a stale word equal to the ready value now expected there.
 inline constexpr size_t kMailboxPayload = kFirstCellPayload + kCell;  // 96
-static_assert(kMailboxPayload <= kMaxPeekPayload);  // what peek() shows, copied by copy_upto96
 
 struct MailboxSlot {
   Cell first;
@@ -97,6 +97,9 @@ class MailboxConsumer {
     if (spacing_.after_two_lines()) __builtin_prefetch(s.more);
     return published ? &s : nullptr;
   }
+  // The slot at the head, which a peek() has shown published.
+  const MailboxSlot& shown() const { return slots_[head_ & (kMailboxSlots - 1)]; }
+
   // What a waiter does between two peek()s that found nothing. True (and no pause) when
   // `other_input()` says something else has arrived.
   template <class OtherInput>
@@ -107,7 +110,7 @@ class MailboxConsumer {
   }
 
   void take() {
-    spacing_.found(slots_[head_ & (kMailboxSlots - 1)].first.bytes > kFirstCellPayload);
+    spacing_.found(shown().first.bytes > kFirstCellPayload);
     ++head_;
     // The producer reads this only when the mailbox looks full.
     control_->head.store(head_, std::memory_order_release);

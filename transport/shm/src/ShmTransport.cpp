@@ -200,7 +200,7 @@ class ShmTransport final : public Transport {
     if (payload.size() <= kMailboxPayload && p.producer.consumed(p.ring_end) &&
         p.mailbox.try_push(header, payload.data(), payload.size()))
       return true;
-    return p.producer.try_push(header, payload.data(), payload.size(), nullptr, 0, &p.ring_end);
+    return push_to_ring(p, header, payload);
   }
 
   int progress(MessageSink& sink) override {
@@ -221,15 +221,25 @@ class ShmTransport final : public Transport {
     return consumer_.ready();
   }
 
-  const WireHeader* peek(int peer, std::span<const std::byte>* payload) override {
-    const MailboxSlot* s = peers_[slot_of_[peer]].inbox.peek();
-    if (!s) return nullptr;
-    *payload = {s->payload(), s->first.bytes};
-    return &s->first.header;
+  const WireHeader* wait_peek(int peer, uint32_t looks, std::span<const std::byte>* payload,
+                              bool* other_input) override {
+    MailboxConsumer& inbox = peers_[slot_of_[peer]].inbox;
+    for (uint32_t look = 1;; ++look) {
+      if (const MailboxSlot* s = inbox.peek()) {
+        *payload = {s->payload(), s->first.bytes};
+        return &s->first.header;
+      }
+      if (look == looks) return nullptr;
+      if (inbox.wait([this] { return input_ready(); })) {
+        *other_input = true;
+        return nullptr;
+      }
+    }
   }
-  void take_peeked(int peer) override { peers_[slot_of_[peer]].inbox.take(); }
-  bool wait_between_peeks(int peer) override {
-    return peers_[slot_of_[peer]].inbox.wait([this] { return input_ready(); });
+  void take_peeked(int peer, void* dst, size_t n) override {
+    MailboxConsumer& inbox = peers_[slot_of_[peer]].inbox;
+    copy_upto96(dst, inbox.shown().payload(), n);  // n <= kMailboxPayload
+    inbox.take();
   }
 
   void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
@@ -276,6 +286,12 @@ class ShmTransport final : public Transport {
   };
 
   // Ring records from a sender come after whatever that sender left in its mailbox.
+  // Out of line: the mailbox path of try_send then needs no stack frame (a small message's
+  // send is on the latency path; a ring record's copy costs more than the call).
+  [[gnu::noinline]] bool push_to_ring(Peer& p, const WireHeader& header, std::span<const std::byte> payload) {
+    return p.producer.try_push(header, payload.data(), payload.size(), nullptr, 0, &p.ring_end);
+  }
+
   int poll_ring(MessageSink& sink, int budget) {
     const int n = consumer_.poll(
         [&](const WireHeader& h, const std::byte* p, uint64_t len) {

@@ -18,7 +18,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -65,45 +64,6 @@ inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
-}
-
-// memcpy of n <= 32 bytes without a library call: two overlapping copies of the largest power
-// of two not above n. For the small-message lanes, whose copies sit on the latency path.
-inline void copy_upto32(void* dst, const void* src, size_t n) {
-  auto* d = static_cast<std::byte*>(dst);
-  auto* s = static_cast<const std::byte*>(src);
-  auto two = [&](auto word) {
-    constexpr size_t k = sizeof word;
-    decltype(word) head, tail;
-    std::memcpy(&head, s, k);
-    std::memcpy(&tail, s + n - k, k);
-    std::memcpy(d, &head, k);
-    std::memcpy(d + n - k, &tail, k);
-  };
-  struct Block16 {
-    uint64_t lo, hi;
-  };
-  if (n >= 16) two(Block16{});
-  else if (n >= 8) two(uint64_t{});
-  else if (n >= 4) two(uint32_t{});
-  else if (n) {
-    d[0] = s[0];
-    d[n / 2] = s[n / 2];
-    d[n - 1] = s[n - 1];
-  }
-}
-
-// The largest message Transport::peek() may show (Capabilities::peek_payload).
-inline constexpr size_t kMaxPeekPayload = 96;
-
-// memcpy of n <= 96 bytes (kMaxPeekPayload) the same way.
-inline void copy_upto96(void* dst, const void* src, size_t n) {
-  if (n <= 32) return copy_upto32(dst, src, n);
-  auto* d = static_cast<std::byte*>(dst);
-  auto* s = static_cast<const std::byte*>(src);
-  const size_t whole = n > 64 ? 64 : 32;
-  std::memcpy(d, s, whole);
-  copy_upto32(d + whole, s + whole, n - whole);
 }
 
 // Where a sender's exposed buffer is, as the receiving side's transport needs it.
@@ -160,8 +120,7 @@ struct Capabilities {
   size_t max_eager_payload = 0;  // largest payload try_send() accepts
   bool remote_write = false;     // write_remote() works (CMA); lets a sender copy part of a
                                  // rendezvous message while the receiver reads the rest
-  size_t peek_payload = 0;       // largest message peek() can show (0: peek() is not offered;
-                                 // at most kMaxPeekPayload)
+  size_t peek_payload = 0;       // largest message wait_peek() can show (0: not offered)
 };
 
 class Transport {
@@ -186,24 +145,26 @@ class Transport {
   // answer true, so the waiter calls progress() every time, as without the hint.
   virtual bool input_ready() const { return true; }
 
-  // Fast path of a blocking receive from one peer: the oldest message from `peer` not yet
-  // delivered, when the transport can see it without delivering it (shm: the head of the peer's
-  // mailbox; a sender uses it only once all its earlier messages were delivered), else nullptr.
-  // The caller then either consumes it with take_peeked(peer) instead of progress() delivering
-  // it, or leaves it for progress(). The pointers stay valid until one of those.
-  virtual const WireHeader* peek(int peer, std::span<const std::byte>* payload) {
-    (void)peer, (void)payload;
+  // Fast path of a blocking receive from one peer (capabilities().peek_payload > 0): waits for
+  // the oldest message from `peer` not yet delivered, when the transport can see it without
+  // delivering it (shm: the head of the peer's mailbox; a sender uses it only once all its
+  // earlier messages were delivered), and shows it. Looks at most `looks` times, spaced as the
+  // transport sees fit (shm follows the cost of a cache-line hand-off). Returns nullptr after
+  // the last look, or earlier with *other_input set when something else arrived that
+  // progress() would find. The loop lives here, not in the caller, because a look is a load and
+  // a pause: a virtual call per look would cost more than the look and sit between the message
+  // landing and the waiter seeing it.
+  // The caller then either consumes the message with take_peeked() instead of progress()
+  // delivering it, or leaves it for progress(). The pointers stay valid until one of those.
+  virtual const WireHeader* wait_peek(int peer, uint32_t looks, std::span<const std::byte>* payload,
+                                      bool* other_input) {
+    (void)peer, (void)looks, (void)payload;
+    *other_input = true;
     return nullptr;
   }
-  virtual void take_peeked(int peer) { (void)peer; }
-  // Called by a waiter between two peek(peer) that found nothing: how to space the looks is the
-  // transport's call (shm follows the cost of a cache-line hand-off). True when other input has
-  // arrived (progress() would find it), so the waiter stops looking at `peer` alone.
-  virtual bool wait_between_peeks(int peer) {
-    (void)peer;
-    cpu_relax();
-    return input_ready();
-  }
+  // Copies the first `n` payload bytes (at most the message's) of the shown message to `dst`
+  // and consumes it: one call, since both sit on the latency path.
+  virtual void take_peeked(int peer, void* dst, size_t n) { (void)peer, (void)dst, (void)n; }
 
   // Rendezvous capability (capabilities().remote_read). expose() registers a buffer the peer
   // may read until release(); read_remote() copies from a peer's exposed buffer into `dst` and
