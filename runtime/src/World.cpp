@@ -136,6 +136,7 @@ World::World() : matching_(1) {
   world->size = size_;
   for (int i = 0; i < size_; ++i) world->world_of.push_back(i);
   world->comm_of = world->world_of;
+  world->note_order();
   auto self = std::make_unique<Comm>();
   self->cid = 1;
   self->rank = 0;
@@ -143,7 +144,10 @@ World::World() : matching_(1) {
   self->world_of = {rank_};
   self->comm_of.assign(size_, -1);
   self->comm_of[rank_] = 0;
+  self->note_order();
   comm_by_cid_ = {world.get(), self.get()};
+  direct_comms_[0] = world.get();
+  direct_comms_[1] = self.get();
   comms_.push_back(std::move(world));
   comms_.push_back(std::move(self));
 }
@@ -900,8 +904,10 @@ int World::create_comm(Comm& parent, int color, int key, int* handle, const char
     c->comm_of[members[i].second] = i;
   }
   c->rank = c->comm_of[rank_];
+  c->note_order();
   if (comm_by_cid_.size() <= cid) comm_by_cid_.resize(cid + 1, nullptr);
   comm_by_cid_[cid] = c.get();
+  if (comms_.size() < kDirectComms) direct_comms_[comms_.size()] = c.get();
   comms_.push_back(std::move(c));
   *handle = static_cast<int>(comms_.size() - 1);
   return XMSG_SUCCESS;
@@ -910,6 +916,7 @@ int World::create_comm(Comm& parent, int color, int key, int* handle, const char
 int World::free_comm(int handle) {
   // The object stays (pending requests may still point at it); the handle becomes invalid.
   comms_[handle]->valid = false;
+  if (static_cast<unsigned>(handle) < kDirectComms) direct_comms_[static_cast<unsigned>(handle)] = nullptr;
   return XMSG_SUCCESS;
 }
 

@@ -127,7 +127,7 @@ extern "C" int xmsg_send(const void* buf, int64_t count, xmsg_datatype_t datatyp
   if (c && elem && count >= 0 && (buf || count == 0) && static_cast<unsigned>(dest) < static_cast<unsigned>(c->size) &&
       static_cast<unsigned>(tag) <= static_cast<unsigned>(XMSG_TAG_UB) &&
       !__builtin_mul_overflow(static_cast<uint64_t>(count), elem, &bytes)) [[likely]]
-    return w->send(c->user_context(), c, c->world_of[static_cast<unsigned>(dest)], tag, buf, bytes, "xmsg_send");
+    return w->send(c->user_context(), c, c->world_rank(dest), tag, buf, bytes, "xmsg_send");
   return send_checked(buf, count, datatype, dest, tag, comm);
 }
 

@@ -62,7 +62,7 @@ class MailboxProducer {
       if (tail_ - cached_head_ >= kMailboxSlots) return false;
     }
     MailboxSlot& s = slots_[tail_ & (kMailboxSlots - 1)];
-    s.first.header = header;
+    copy_header(&s.first.header, header);
     copy_upto96(s.payload(), payload, n);
     s.first.bytes = static_cast<uint32_t>(n);
     ++tail_;

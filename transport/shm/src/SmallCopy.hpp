@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include <xmsg/transport/transport.hpp>
+
 namespace xmsg::transport::shm {
 
 // memcpy of n <= 32 bytes without a library call: two overlapping copies of the largest power
@@ -45,6 +47,26 @@ inline void copy_upto96(void* dst, const void* src, size_t n) {
   else
     std::memcpy(d, s, 32);
   std::memcpy(d + n - 32, s + n - 32, 32);
+}
+
+// A WireHeader that the caller has just built on its stack, copied in 4-byte words (and the
+// 8-byte length): a wider load across fields that were stored separately cannot be forwarded
+// from the store buffer and waits for the stores to reach the cache, ~15 cycles on the
+// latency path of every small send.
+inline void copy_header(WireHeader* dst, const WireHeader& src) {
+  const auto* in = reinterpret_cast<const std::byte*>(&src);
+  auto* out = reinterpret_cast<std::byte*>(dst);
+  uint32_t a, b, c, d;
+  std::memcpy(&a, in, 4);
+  std::memcpy(&b, in + 4, 4);
+  std::memcpy(&c, in + 8, 4);
+  std::memcpy(&d, in + 12, 4);
+  asm("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d));  // keeps the compiler from merging the loads again
+  std::memcpy(out, &a, 4);
+  std::memcpy(out + 4, &b, 4);
+  std::memcpy(out + 8, &c, 4);
+  std::memcpy(out + 12, &d, 4);
+  dst->length = src.length;
 }
 
 }  // namespace xmsg::transport::shm
