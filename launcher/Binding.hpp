@@ -10,9 +10,9 @@ namespace xmsg::launcher {
 
 class Topology;
 
-// Fills plan.bindings. --bind-to auto means core while ranks <= cores (all virtual nodes share
-// this machine, so the count is over the whole job), none otherwise. Throws std::runtime_error
-// when hwloc fails.
+// Fills plan.bindings. --bind-to auto means core: rank r on core r mod cores (all virtual nodes
+// share this machine, so the count is over the whole job), also when ranks outnumber cores.
+// Throws std::runtime_error when hwloc fails.
 void compute_bindings(JobPlan& plan, const Topology& topology);
 
 }  // namespace xmsg::launcher

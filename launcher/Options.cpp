@@ -93,7 +93,7 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const EnvLookup
                                           "each served by its own PMIx server (default 1)");
   app.add_option("--bind-to", bind,
                  "Bind ranks to a core, a NUMA node, or not at all "
-                 "(default: core while ranks <= cores, else none)")
+                 "(default: core, round-robin also when ranks outnumber cores)")
       ->check(CLI::IsMember({"core", "numa", "none"}));
   app.add_flag("--report-bindings", o.report_bindings, "Print each rank's binding");
   app.add_flag("--tag-output", o.tag_output, "Prefix every output line with [rank]");

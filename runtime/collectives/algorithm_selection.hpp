@@ -15,7 +15,7 @@ struct Thresholds {
   bool shm;                     // XMSG_COLL_SHM (default 1): shared-memory path for one-node communicators
   int64_t shm_slot;             // XMSG_COLL_SHM_SLOT: bytes per rank slot; data that fits goes through it
   int64_t shm_bcast_max;        // XMSG_COLL_SHM_BCAST_MAX: largest bcast through the slot (also <= shm_slot)
-  ShmBarrier shm_barrier;       // XMSG_COLL_SHM_BARRIER: auto (pairwise at 2 ranks, else rooted), rooted or all
+  ShmBarrier shm_barrier;       // XMSG_COLL_SHM_BARRIER: auto (by the collective before), rooted or all
   int64_t pipe_chunk;           // XMSG_COLL_PIPE_CHUNK: bytes of one pipeline chunk (rounded up to a page)
   int64_t pipe_chunks;          // XMSG_COLL_PIPE_CHUNKS: chunks in each rank's pipeline ring
   int64_t pipe_bcast_max;       // XMSG_COLL_PIPE_BCAST_MAX: largest one-node bcast through the pipelines

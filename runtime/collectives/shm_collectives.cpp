@@ -49,8 +49,14 @@ struct NodeShm {
   std::vector<uint64_t> seen_posted;
   // The newest collective every rank is known to have posted (a rooted barrier's release, or a
   // wait for all posts, proves it): every rank then finished all before it, so claim_slot()
-  // reads no peer's `done` line (after a rooted barrier a rank has seen only rank 0 post).
+  // reads no peer's `done` line (after a rooted barrier a rank has seen only the root post).
   uint64_t all_posted = 0;
+  // The newest collective through this region: a barrier (or none yet: kBarrier), one with a
+  // root (bcast, reduce: last_root) or another. Every rank runs the same collectives through
+  // the region, so all agree on it, and a barrier picks its algorithm from it (shm_barrier).
+  enum class Last : char { kBarrier, kRooted, kOther };
+  Last last = Last::kBarrier;
+  int last_root = 0;
   // Every pair of members may read each other's memory with process_vm_readv (probed at set-up,
   // agreed by all); pids[r] is rank r's process then.
   bool cma = false;
@@ -209,7 +215,7 @@ bool has_posted(NodeShm& s, int rank, uint64_t seq) {
 }
 
 // Waits until every other rank has posted collective `seq` (ours is the caller's business:
-// posted already, or after this wait in a rooted barrier's rank 0).
+// posted already, or after this wait in a rooted barrier's root).
 int wait_all_posted(NodeShm& s, const Comm& c, uint64_t seq, const char* func) {
   int next = 0;  // ranks below `next` are known to have posted
   int e = wait_for(c, func, [&] {
@@ -239,6 +245,14 @@ int claim_slot(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, const cha
 void publish(NodeShm& s, const Comm& c, uint64_t seq) {
   s.region.posted(c.rank, seq).store(seq, std::memory_order_release);
 }
+
+// Numbers the next collective through the region and remembers what it is.
+uint64_t start(NodeShm& s, NodeShm::Last kind = NodeShm::Last::kOther, int root = 0) {
+  s.last = kind;
+  s.last_root = root;
+  return ++s.seq;
+}
+uint64_t start_rooted(NodeShm& s, int root) { return start(s, NodeShm::Last::kRooted, root); }
 
 int finish(NodeShm& s, const Comm& c, uint64_t seq, int error) {
   s.region.done(c.rank).store(seq, std::memory_order_release);
@@ -415,31 +429,41 @@ NodeShm* node_shm(const Comm& c) {
 
 bool node_shm_cma(const NodeShm& s) { return s.cma; }
 
-// Rooted (the default from 3 ranks on): rank 0 posts last, once it has seen everyone arrive,
-// and the others wait only for rank 0. Rank 0 thus leaves first: a collective rooted at rank 0
-// right after (OSU's bcast loop) finds the root's data already posted instead of waiting for
-// it. XMSG_COLL_SHM_BARRIER=all makes every rank post and poll all instead: one cache-line
-// handoff instead of two, but the ranks leave together, the last to arrive first, so the
-// reader of a bcast right after waits for the root's data; with ranks outnumbering cores that
-// wait is a pass of the scheduler (OSU's bcast at 4 ranks on 2 cores was 10x slower, the root
-// getting its time slice after the waiting readers had used theirs).
-// Default (auto) for 2 ranks that each have a core: pairwise, the same exchange as `all`. The
-// bcast reader's extra wait is then one handoff, not a pass of the scheduler, and the handoff
-// saved in every barrier is what decides the barrier against Open MPI's (2 ranks pinned, same
-// run, fast VM state: barrier 0.093 us pairwise, 0.137 rooted, Open MPI 0.131; bcast 1 B-1 KiB
-// 0.08-0.11 pairwise, 0.05 rooted, best peer 0.14-0.20).
+// Two shapes. All-poll: every rank posts s and waits until all posted; the last to arrive
+// leaves at once, the others a handoff later. Rooted at r: the others post and wait for r's
+// post; r posts once it has seen everyone arrive, so r leaves first, a handoff before the
+// others -- and a collective from r right after (OSU's bcast loop) finds r's data posted
+// instead of its readers waiting for it inside the call. In all-poll the reader of that bcast
+// (the rank whose previous bcast took longest, so the last to arrive) leaves first and waits
+// for the root: with ranks outnumbering cores a pass of the scheduler (OSU's bcast at 4 ranks
+// on 2 cores 10x slower), with 2 pinned ranks in the VM's slow state (handoff ~0.2 us) OSU's
+// bcast 1-256 B was 1.1-1.4x MPICH. Rooted costs a second handoff, all-poll only one.
+// auto therefore picks by what came before: after a collective with a root, rooted at that
+// root; after a barrier (back-to-back barriers), all-poll; after any other collective
+// (allreduce, alltoall), all-poll at 2 ranks with a core each and rooted at rank 0 otherwise,
+// as measured before. XMSG_COLL_SHM_BARRIER=all / rooted (at rank 0) force one shape.
+// Measured (4 ranks confined to one CPU, 20000 barriers): rooted 5.3-5.5 us, all-poll 4.0-4.1,
+// Open MPI 6.1-6.8; 8 ranks 15.1-15.6 / 13.9-14.2 / 36-45; 2 ranks pinned, fast VM state: 0.137
+// rooted, 0.093 all-poll, Open MPI 0.131.
 int shm_barrier(NodeShm& s, const Comm& c) {
   const char* func = "xmsg_barrier";
-  const uint64_t seq = ++s.seq;
+  const NodeShm::Last before = s.last;
+  const int before_root = s.last_root;
+  const uint64_t seq = start(s, NodeShm::Last::kBarrier);
   const ShmBarrier kind = thresholds().shm_barrier;
-  if (kind == ShmBarrier::kAll || (kind == ShmBarrier::kAuto && c.size == 2 && !oversubscribed())) {
+  const bool all_poll =
+      kind == ShmBarrier::kAll ||
+      (kind == ShmBarrier::kAuto && (before == NodeShm::Last::kBarrier ||
+                                     (before == NodeShm::Last::kOther && c.size == 2 && !oversubscribed())));
+  if (all_poll) {
     publish(s, c, seq);
     return finish(s, c, seq, wait_all_posted(s, c, seq, func));
   }
-  if (c.rank != 0) {
+  const int root = kind == ShmBarrier::kAuto && before == NodeShm::Last::kRooted ? before_root : 0;
+  if (c.rank != root) {
     publish(s, c, seq);
-    // Rank 0 posts only once every rank has.
-    int e = wait_for(c, func, [&] { return has_posted(s, 0, seq); });
+    // The root posts only once every rank has.
+    int e = wait_for(c, func, [&] { return has_posted(s, root, seq); });
     if (e == XMSG_SUCCESS) s.all_posted = seq;
     return finish(s, c, seq, e);
   }
@@ -450,7 +474,7 @@ int shm_barrier(NodeShm& s, const Comm& c) {
 
 int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
   const char* func = "xmsg_bcast";
-  const uint64_t seq = ++s.seq;
+  const uint64_t seq = start_rooted(s, root);
   if (c.rank == root) {
     std::byte* slot = nullptr;
     if (int e = claim_slot(s, c, seq, bytes, func, &slot)) return finish(s, c, seq, e);
@@ -466,7 +490,7 @@ int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
 int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
                int root, bool everyone) {
   const char* func = everyone ? "xmsg_allreduce" : "xmsg_reduce";
-  const uint64_t seq = ++s.seq;
+  const uint64_t seq = everyone ? start(s) : start_rooted(s, root);
   std::byte* slot = nullptr;
   const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
   if (int e = claim_slot(s, c, seq, bytes, func, &slot)) return finish(s, c, seq, e);
@@ -480,7 +504,7 @@ int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, in
 
 int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
   const char* func = "xmsg_alltoall";
-  const uint64_t seq = ++s.seq;
+  const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
   std::byte* slot = nullptr;
   if (int e = claim_slot(s, c, seq, n * block, func, &slot)) return finish(s, c, seq, e);
@@ -510,7 +534,7 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
 
 int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
   const char* func = "xmsg_bcast";
-  const uint64_t seq = ++s.seq;
+  const uint64_t seq = start_rooted(s, root);
   if (c.rank == root) {
     std::byte* line = nullptr;
     if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
@@ -524,7 +548,7 @@ int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root)
 
 int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
   const char* func = "xmsg_alltoall";
-  const uint64_t seq = ++s.seq;
+  const uint64_t seq = start(s);
   const int me = c.rank;
   std::byte* line = nullptr;
   if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
@@ -547,7 +571,7 @@ int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvb
 int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                       const ReduceOp& op) {
   const char* func = "xmsg_allreduce";
-  const uint64_t seq = ++s.seq;
+  const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
   const int64_t es = static_cast<int64_t>(op.elem_size);
   auto first = [&](int chunk) { return count * chunk / n; };  // element index where a chunk starts
@@ -609,7 +633,7 @@ int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
 
 int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
   const char* func = "xmsg_bcast";
-  const uint64_t seq = ++s.seq;
+  const uint64_t seq = start_rooted(s, root);
   const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
   const uint64_t chunks = static_cast<uint64_t>(chunks_for(bytes, chunk));
   int e = XMSG_SUCCESS;
@@ -642,7 +666,7 @@ int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root
 // reader takes what the writers scheduled so far have written).
 int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
   const char* func = "xmsg_alltoall";
-  const uint64_t seq = ++s.seq;
+  const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
   const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
   const uint64_t per_block = static_cast<uint64_t>(chunks_for(block, chunk));
@@ -689,7 +713,7 @@ int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
 int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                        const ReduceOp& op) {
   const char* func = "xmsg_allreduce";
-  const uint64_t seq = ++s.seq;
+  const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
   const int64_t es = static_cast<int64_t>(op.elem_size);
   const int64_t per_chunk = std::max<int64_t>(1, static_cast<int64_t>(s.region.pipe_chunk_bytes()) / es);

@@ -114,26 +114,54 @@ TEST(Split, SizesRanksAndKeyOrder) {
   }
 }
 
+// One barrier with `late` arriving 2 ms after the others; on one machine xmsg_wtime is a
+// shared monotonic clock, so every exit must come after the last arrival.
+static void expect_barrier_waits_for_everyone(const TestComm& c, int late, const std::string& what) {
+  if (c.rank == late) usleep(2000);
+  const double arrived = xmsg_wtime();
+  EXPECT_TRUE(ok(xmsg_barrier(c.handle))) << c.name;
+  const double left = xmsg_wtime();
+  double times[2] = {arrived, left};
+  std::vector<double> all(2 * c.size);
+  EXPECT_TRUE(ok(xmsg_allgather(times, 2, XMSG_DOUBLE, all.data(), 2, XMSG_DOUBLE, c.handle)));
+  double last_arrival = 0, first_exit = 1e300;
+  for (int i = 0; i < c.size; ++i) {
+    last_arrival = std::max(last_arrival, all[2 * i]);
+    first_exit = std::min(first_exit, all[2 * i + 1]);
+  }
+  EXPECT_LE(last_arrival, first_exit) << where(c, "a rank left the barrier before the last one arrived" + what);
+}
+
 TEST(Barrier, NobodyLeavesBeforeEveryoneArrived) {
-  // Ranks arrive staggered; on one machine xmsg_wtime is a shared monotonic clock, so every
-  // exit must come after the last arrival.
   for (const auto& c : g_comms) {
-    for (int round = 0; round < 3; ++round) {
-      if ((c.rank + round) % c.size == c.size - 1) usleep(2000);
-      const double arrived = xmsg_wtime();
-      EXPECT_TRUE(ok(xmsg_barrier(c.handle))) << c.name;
-      const double left = xmsg_wtime();
-      double times[2] = {arrived, left};
-      std::vector<double> all(2 * c.size);
-      EXPECT_TRUE(ok(xmsg_allgather(times, 2, XMSG_DOUBLE, all.data(), 2, XMSG_DOUBLE, c.handle)));
-      double last_arrival = 0, first_exit = 1e300;
-      for (int i = 0; i < c.size; ++i) {
-        last_arrival = std::max(last_arrival, all[2 * i]);
-        first_exit = std::min(first_exit, all[2 * i + 1]);
-      }
-      EXPECT_LE(last_arrival, first_exit) << where(c, "a rank left the barrier before the last one arrived");
-    }
+    for (int round = 0; round < 3; ++round) expect_barrier_waits_for_everyone(c, (c.size - 1 + round) % c.size, "");
     for (int i = 0; i < 20; ++i) EXPECT_TRUE(ok(xmsg_barrier(c.handle))) << c.name;
+  }
+}
+
+// A barrier right after a rooted collective may be rooted at that collective's root (2 ranks
+// with a core each): with every root, the root or another rank arriving last.
+TEST(Barrier, AfterRootedCollectivesNobodyLeavesEarly) {
+  for (const auto& c : g_comms) {
+    for (int root = 0; root < c.size; ++root) {
+      for (int late : {root, (root + 1) % c.size}) {
+        const std::string what = " (after a rooted collective, root " + std::to_string(root) + ", late rank " +
+                                 std::to_string(late) + ")";
+        int value = c.rank == root ? 42 + root : -1;
+        EXPECT_TRUE(ok(xmsg_bcast(&value, 1, XMSG_INT, root, c.handle))) << c.name;
+        EXPECT_EQ(value, 42 + root) << where(c, "bcast" + what);
+        expect_barrier_waits_for_everyone(c, late, what);
+        int64_t mine = c.rank + 1, sum = 0;
+        EXPECT_TRUE(ok(xmsg_reduce(&mine, &sum, 1, XMSG_INT64_T, XMSG_SUM, root, c.handle))) << c.name;
+        if (c.rank == root) {
+          EXPECT_EQ(sum, int64_t{c.size} * (c.size + 1) / 2) << where(c, "reduce" + what);
+        }
+        expect_barrier_waits_for_everyone(c, late, what);
+        // Back-to-back barriers after a rooted one (the rooted, then the pairwise variant).
+        EXPECT_TRUE(ok(xmsg_bcast(&value, 1, XMSG_INT, root, c.handle))) << c.name;
+        for (int i = 0; i < 3; ++i) EXPECT_TRUE(ok(xmsg_barrier(c.handle))) << c.name;
+      }
+    }
   }
 }
 

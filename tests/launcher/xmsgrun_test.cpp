@@ -495,6 +495,35 @@ TEST(Binding, ReportAndApplyBindings) {
   expect_no_leftovers(unbound.out);
 }
 
+// The default binds round-robin also when ranks outnumber cores: every rank bound to one
+// core, rank r and rank r + CPUs on the same core (r mod cores; CPUs is a multiple of cores),
+// and each rank's affinity narrower than the machine when it has more than one core.
+TEST(Binding, DefaultBindsRoundRobinWhenOversubscribed) {
+  const int cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  const int n = 2 * cpus + 1;
+  Result r = run({"-n", std::to_string(n), "--report-bindings", JOB_ACTIONS, "affinity"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::map<int, std::string> core_of;
+  static const std::regex bound_re("xmsgrun: rank ([0-9]+) on node 0 \\([^)]*\\): bound to core ([0-9]+)");
+  for (std::sregex_iterator it(r.err.begin(), r.err.end(), bound_re), end; it != end; ++it)
+    core_of[std::stoi((*it)[1])] = (*it)[2];
+  ASSERT_EQ(core_of.size(), static_cast<size_t>(n)) << r.err;
+  std::set<std::string> cores;
+  for (int rank = 0; rank < n; ++rank) {
+    cores.insert(core_of[rank]);
+    EXPECT_EQ(core_of[rank], core_of[rank % cpus]) << "rank " << rank << "\n" << r.err;
+  }
+  static const std::regex cpus_re("rank ([0-9]+) cpus ([0-9]+)");
+  int ranks_seen = 0;
+  for (std::sregex_iterator it(r.out.begin(), r.out.end(), cpus_re), end; it != end; ++it, ++ranks_seen) {
+    if (cores.size() > 1) {
+      EXPECT_LT(std::stoi((*it)[2]), cpus) << r.out;
+    }
+  }
+  EXPECT_EQ(ranks_seen, n) << r.out;
+  expect_no_leftovers(r.out);
+}
+
 // ---------------------------------------------------------------------------------------------
 // --netns: each virtual node in its own network namespace.
 
