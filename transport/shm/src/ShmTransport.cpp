@@ -230,7 +230,7 @@ class ShmTransport final : public Transport {
         *payload = {s->payload(), s->first.bytes};
         return &s->first.header;
       }
-      if (look == looks) return nullptr;
+      if (look >= looks) return nullptr;  // looks 0 takes one look, as 1 does
       if (inbox.wait([this] { return input_ready(); })) {
         *other_input = true;
         return nullptr;
