@@ -417,9 +417,9 @@ bool World::recv_in_place(uint32_t context, const Comm* comm, int source, int ta
   for (;;) {
     std::span<const std::byte> payload;
     bool other_input = false;
-    // A full progress call costs a few dozen looks: once per kInPlaceSpins, so it rarely
+    // A full progress call costs a few dozen looks: once per kInPlaceLooks, so it rarely
     // stands between the message landing and the waiter seeing it.
-    if (const WireHeader* h = t->wait_peek(source, kInPlaceSpins, &payload, &other_input)) {
+    if (const WireHeader* h = t->wait_peek(source, kInPlaceLooks, &payload, &other_input)) {
       if (h->kind != MessageKind::kEager || h->context != context || !tag_matches(tag, h->tag)) return false;
       const uint64_t length = payload.size();
       const uint64_t n = std::min(length, capacity);  // capacity <= peek_payload

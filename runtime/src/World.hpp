@@ -196,7 +196,7 @@ class World final : public transport::MessageSink {
   uint64_t seq_ = 0;
   unsigned spin_limit_ = ~0u;
   static constexpr int kQuickPolls = 32;
-  static constexpr int kInPlaceSpins = 256;
+  static constexpr int kInPlaceLooks = 256;
   bool force_cts_ = false;
   bool finalized_ = false;
 };

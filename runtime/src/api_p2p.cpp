@@ -49,7 +49,7 @@ inline int check_dest(Target& t, int dest, int tag, const char* func) {
   } else if (dest < 0 || dest >= t.comm->size) {
     return xmsgi_error(XMSG_ERR_RANK, "%s: dest %d out of range [0, %d)", func, dest, t.comm->size);
   } else {
-    t.peer = t.comm->world_of[dest];
+    t.peer = t.comm->world_rank(dest);
   }
   if (tag < 0 || tag > XMSG_TAG_UB)
     return xmsgi_error(XMSG_ERR_TAG, "%s: tag %d out of range [0, XMSG_TAG_UB=%d]", func, tag, XMSG_TAG_UB);
@@ -65,7 +65,7 @@ inline int check_source(Target& t, int source, int tag, const char* func) {
     return xmsgi_error(XMSG_ERR_RANK, "%s: source %d out of range [0, %d) (or XMSG_ANY_SOURCE)", func, source,
                        t.comm->size);
   } else {
-    t.peer = t.comm->world_of[source];
+    t.peer = t.comm->world_rank(source);
   }
   if (tag != XMSG_ANY_TAG && (tag < 0 || tag > XMSG_TAG_UB))
     return xmsgi_error(XMSG_ERR_TAG, "%s: tag %d out of range [0, XMSG_TAG_UB=%d] (or XMSG_ANY_TAG)", func, tag,
