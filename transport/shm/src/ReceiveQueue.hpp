@@ -138,10 +138,13 @@ class QueueProducer {
       pos += pad;
     }
     Cell& first = cells_[pos & mask_];
-    first.header = header;
     std::byte* dst = first.payload + payload_skip(n1 + n2);  // contiguous up to the record's end
     if (n1) std::memcpy(dst, p1, n1);
     if (n2) std::memcpy(dst + n1, p2, n2);
+    // The first cell is the line a caught-up consumer keeps reading: written once, after the
+    // payload, it changes hands once per record instead of once for the header and once more
+    // for the rest (window-64 bandwidth, near hand-offs: 4 KiB median 50.2 -> 54.1 GB/s).
+    first.header = header;
     first.bytes = static_cast<uint32_t>(n1 + n2);
     if (marks_) {
       // Tested before note_record: the bit still tells what the cell was on the previous lap.
