@@ -2,10 +2,12 @@
 // full ring, multi-cell messages. (The same code runs between processes over a segment.)
 #include "Mailbox.hpp"
 #include "ReceiveQueue.hpp"
+#include "RingCopy.hpp"
 #include "SmallCopy.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <chrono>
@@ -195,6 +197,26 @@ TEST(SmallCopy, EveryLengthUpTo96ExactBytesNoOverrun) {
         for (size_t i = 0; i < sizeof dst; ++i) {
           const bool inside = i >= 8 + doff && i < 8 + doff + n;
           const std::byte want = inside ? src[so + i - 8 - doff] : std::byte{0xEE};
+          ASSERT_EQ(dst[i], want) << "n=" << n << " src offset " << so << " dst offset " << doff << " byte " << i;
+        }
+      }
+}
+
+// The record copy switches to `rep movsb` at kOverlapFrom: lengths on both sides of the switch
+// and around 8 KiB, odd offsets, guard bytes on both sides.
+TEST(RingCopy, LengthsAroundTheSwitchExactBytesNoOverrun) {
+  std::vector<std::byte> src(9000), dst(9100);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::byte>(i * 13 + 5);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{63}, kOverlapFrom - 1, kOverlapFrom, kOverlapFrom + 1,
+                   size_t{2048}, size_t{4095}, size_t{8192}, size_t{8193}})
+    for (size_t so : {size_t{0}, size_t{3}})
+      for (size_t doff : {size_t{0}, size_t{5}}) {
+        std::fill(dst.begin(), dst.end(), std::byte{0xEE});
+        prefetch_record(src.data() + so, n);  // a hint only: must not change or fault anything
+        copy_into_record(dst.data() + 16 + doff, src.data() + so, n);
+        for (size_t i = 0; i < dst.size(); ++i) {
+          const bool inside = i >= 16 + doff && i < 16 + doff + n;
+          const std::byte want = inside ? src[so + i - 16 - doff] : std::byte{0xEE};
           ASSERT_EQ(dst[i], want) << "n=" << n << " src offset " << so << " dst offset " << doff << " byte " << i;
         }
       }

@@ -28,6 +28,8 @@
 
 #include <xmsg/transport/transport.hpp>
 
+#include "RingCopy.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -139,8 +141,8 @@ class QueueProducer {
     }
     Cell& first = cells_[pos & mask_];
     std::byte* dst = first.payload + payload_skip(n1 + n2);  // contiguous up to the record's end
-    if (n1) std::memcpy(dst, p1, n1);
-    if (n2) std::memcpy(dst + n1, p2, n2);
+    copy_into_record(dst, p1, n1);
+    copy_into_record(dst + n1, p2, n2);
     // The first cell is the line a caught-up consumer keeps reading: written once, after the
     // payload, it changes hands once per record instead of once for the header and once more
     // for the rest (window-64 bandwidth, near hand-offs: 4 KiB median 50.2 -> 54.1 GB/s).
@@ -209,6 +211,7 @@ class QueueConsumer {
       } else {
         const uint64_t bytes = c.bytes;
         used = cells_for(bytes);
+        prefetch_record(c.payload + payload_skip(bytes), bytes);
         fn(h, c.payload + payload_skip(bytes), bytes);
         ++n;
       }
