@@ -81,10 +81,11 @@ void bind_to_local_numa(void* addr, size_t len) {
 class ShmTransport final : public Transport {
  public:
   explicit ShmTransport(bootstrap::Bootstrap& boot) : boot_(boot) {
-    // 512 KiB: ring, sender's and receiver's buffers stay within each core's 1 MiB L2 on this
-    // project's VM. A 1 MiB ring ran 4 KiB window bandwidth at ~24 GB/s in about half of the
-    // runs while hand-offs were near (512 KiB: 40 GB/s median, MPICH 29); 64 KiB records still
-    // fit (a record is at most a quarter of the ring), so the eager limit is unchanged.
+    // 512 KiB: a 1 MiB ring ran 4 KiB window bandwidth at ~24 GB/s in about half of the runs
+    // while hand-offs were near (512 KiB: 40 GB/s median, MPICH 29), probably because ring and
+    // buffers then no longer fit a core's 1 MiB L2 (this VM has no counters to confirm it).
+    // 64 KiB records still fit (a record is at most a quarter of the ring): the eager limit
+    // is unchanged.
     const uint64_t queue_bytes = env_u64("XMSG_SHM_QUEUE_BYTES", 512u << 10);
     if (queue_bytes < (64u << 10) || queue_bytes > (1ull << 30))
       throw TransportError("shm: XMSG_SHM_QUEUE_BYTES=" + std::to_string(queue_bytes) +
