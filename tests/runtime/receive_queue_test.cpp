@@ -180,10 +180,6 @@ TEST(ReceiveQueue, StalePayloadNeverPassesWhenTheProducerMarks) { stale_payload_
 
 }  // namespace
 
-// The mailbox (one two-line slot per record, 0-96 bytes): a full mailbox refuses until the consumer takes, peek() leaves the
-// message in place until take(), and over many laps (the ready words of earlier laps still in
-// the slots, second lines holding the payload of longer records) every message comes once, in
-// order, with its bytes, whatever mix of one- and two-line records went before.
 // Every length a slot can carry, at every source and destination alignment within a word: the
 // copy writes exactly n bytes (the overlapping blocks must neither miss nor overrun one).
 TEST(SmallCopy, EveryLengthUpTo96ExactBytesNoOverrun) {
@@ -222,6 +218,10 @@ TEST(RingCopy, LengthsAroundTheSwitchExactBytesNoOverrun) {
       }
 }
 
+// The mailbox (one two-line slot per record, 0-96 bytes): a full mailbox refuses until the
+// consumer takes, peek() leaves the message in place until take(), and over many laps (the ready words of earlier laps still in
+// the slots, second lines holding the payload of longer records) every message comes once, in
+// order, with its bytes, whatever mix of one- and two-line records went before.
 TEST(Mailbox, FullRefusesPeekKeepsOrderOverManyLaps) {
   constexpr size_t kBytes = sizeof(QueueControl) + kMailboxSlots * sizeof(MailboxSlot);
   auto* mem = static_cast<std::byte*>(std::aligned_alloc(64, kBytes));

@@ -211,8 +211,9 @@ class QueueConsumer {
       } else {
         const uint64_t bytes = c.bytes;
         used = cells_for(bytes);
-        prefetch_record(c.payload + payload_skip(bytes), bytes);
-        fn(h, c.payload + payload_skip(bytes), bytes);
+        const std::byte* payload = c.payload + payload_skip(bytes);
+        prefetch_record(payload, bytes);
+        fn(h, payload, bytes);
         ++n;
       }
       if (marked_) {
