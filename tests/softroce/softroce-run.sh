@@ -13,7 +13,8 @@
 #
 # Exit status: COMMAND's, or 124 when qemu ran past --timeout (it is killed), or 125 when the
 # guest never reported a status (boot failure: the console log is printed).
-# Installs what it needs (qemu-system-x86 busybox-static cpio kmod iproute2) when missing.
+# Installs what it needs when missing: the packages scripts/deps/softroce.txt names (one list for
+# `make deps` and for this script run on its own).
 set -euo pipefail
 
 die() { echo "softroce-run: $*" >&2; exit 125; }
@@ -35,8 +36,10 @@ done
 [ $# -gt 0 ] || die "no COMMAND given after --"
 
 # ---- packages ---------------------------------------------------------------------------------
+deps_list="$(cd "$(dirname "$0")/../.." && pwd)/scripts/deps/softroce.txt"
+[ -f "$deps_list" ] || die "missing $deps_list (the harness's package list)"
 need=()
-for p in qemu-system-x86 busybox-static cpio kmod iproute2; do
+for p in $(sed 's/#.*//' "$deps_list"); do
   [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
