@@ -74,3 +74,27 @@ extern "C" int xmsg_op_free(xmsg_op_t* op) {
   *op = XMSG_OP_NULL;
   return XMSG_SUCCESS;
 }
+
+extern "C" int xmsg_op_commutative(xmsg_op_t op, int* commute) {
+  if (!commute) return fail(XMSG_ERR_ARG, "xmsg_op_commutative: commute is NULL");
+  if (op > XMSG_OP_NULL && op < XMSG_OP_LAST) {
+    *commute = builtin_commutative(op) ? 1 : 0;
+    return XMSG_SUCCESS;
+  }
+  const UserOp* user = find_user_op(op);
+  if (!user) return fail(XMSG_ERR_OP, "xmsg_op_commutative: op %d is not a valid op (never created or already freed)", op);
+  *commute = user->commutative ? 1 : 0;
+  return XMSG_SUCCESS;
+}
+
+extern "C" int xmsg_reduce_local(const void* in, void* inout, int64_t count, xmsg_datatype_t datatype, xmsg_op_t op) {
+  const char* f = "xmsg_reduce_local";
+  if (count < 0) return fail(XMSG_ERR_COUNT, "%s: count %lld is negative", f, static_cast<long long>(count));
+  size_t es = 0;
+  if (int e = check_type(datatype, f, "datatype", &es)) return e;
+  ReduceOp rop;
+  if (int e = resolve_op(op, datatype, es, f, &rop)) return e;
+  if (count > 0 && (!in || !inout)) return fail(XMSG_ERR_BUFFER, "%s: %s is NULL", f, in ? "inout" : "in");
+  rop.apply(in, inout, count);
+  return XMSG_SUCCESS;
+}

@@ -225,6 +225,23 @@ extern "C" int xmsg_test(xmsg_request_t* request, int* flag, xmsg_status_t* stat
   return rc;
 }
 
+// Like xmsg_test, but a completed request stays as it is (MPI_Request_get_status).
+int xmsgi_request_peek(xmsg_request_t request, int* done, xmsg_status_t* status) {
+  xmsg_request_t copy = request;
+  if (int rc = check_request_ptr(&copy, "xmsgi_request_peek")) return rc;
+  if (!done) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_request_peek: done is NULL");
+  if (!request) {
+    *done = 1;
+    empty_status(status, XMSG_ANY_SOURCE);
+    return XMSG_SUCCESS;
+  }
+  World* w = World::current;
+  if (!request->done) w->progress();
+  *done = request->done ? 1 : 0;
+  if (*done) w->fill_status(request, status);
+  return XMSG_SUCCESS;
+}
+
 static int check_request_array(int count, xmsg_request_t requests[], const char* func) {
   if (count < 0) return xmsgi_error(XMSG_ERR_COUNT, "%s: count %d is negative", func, count);
   if (count > 0 && !requests) return xmsgi_error(XMSG_ERR_ARG, "%s: requests is NULL but count is %d", func, count);

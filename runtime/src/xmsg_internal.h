@@ -67,6 +67,9 @@ int xmsgi_comm_node_ids(xmsg_comm_t comm, int* node_ids);
 // World rank of comm rank `rank`.
 int xmsgi_comm_world_rank(xmsg_comm_t comm, int rank, int* world_rank);
 
+// Whether `request` is complete, without completing or freeing it; fills *status when it is.
+int xmsgi_request_peek(xmsg_request_t request, int* done, xmsg_status_t* status);
+
 // Runs the progress engine once (never blocks); returns how many events it handled.
 int xmsgi_progress(void);
 
@@ -74,6 +77,10 @@ int xmsgi_progress(void);
 // The job id (safe in file names) and the context id of `comm` name its node segment.
 const char* xmsgi_job_id(void);
 int xmsgi_comm_context(xmsg_comm_t comm, uint32_t* context);
+// Called by every waiter of the runtime that found nothing to do (nullptr: none). The MPI
+// layer sets it while it has collective schedules in flight, so that a rank blocked in any
+// call keeps them moving; the hook must not block.
+void xmsgi_set_idle_hook(void (*hook)(void));
 // One step of a wait loop with the runtime's policy (spin; yield when oversubscribed).
 void xmsgi_idle(unsigned* spins);
 // XMSG_SUCCESS, or XMSG_ERR_PEER_FAILED with the message recorded when the runtime has found

@@ -1,0 +1,504 @@
+// MPI-3.1 chapter 5, blocking collectives, and reduction ops. On an intracommunicator the
+// common collectives run the runtime's own algorithms (tuned per node and size): a datatype
+// the C API does not know is staged locally (packed into, or unpacked from, contiguous bytes)
+// around the same runtime call, so every rank runs the same algorithm whatever types it passed
+// (MPI lets ranks use different types of the same signature). Collectives the runtime has no
+// call for, and every collective on an intercommunicator, run as schedules.
+#include "coll_schedules.hpp"
+
+#include <climits>
+#include <cstring>
+
+namespace xmsg::mpi {
+void register_user_function(MPI_Op op, MPI_User_function* fn);
+
+namespace {
+
+int check_comm_for(MPI_Comm comm, const char* func, int* rank, int* size) {
+  if (is_inter(comm)) return fail(MPI_ERR_COMM, func, comm, "intercommunicator collectives are not implemented yet");
+  return check_intra(comm, func, rank, size);
+}
+
+// When the views were built without a copy, the C API gets the caller's own pointer and count.
+int64_t bytes_of(int64_t count, const Type* t) { return count * t->size; }
+
+// Contiguous staging of n blocks given by (counts, displs) in elements of t: the packed form
+// holds the blocks back to back.
+struct Blocks {
+  std::vector<int64_t> counts, displs;  // bytes, compact
+  int64_t total = 0;
+  void init(const int* c, int n, const Type* t) {
+    counts.resize(static_cast<size_t>(n));
+    displs.resize(static_cast<size_t>(n));
+    total = 0;
+    for (int i = 0; i < n; ++i) {
+      counts[static_cast<size_t>(i)] = static_cast<int64_t>(c[i]) * t->size;
+      displs[static_cast<size_t>(i)] = total;
+      total += counts[static_cast<size_t>(i)];
+    }
+  }
+};
+
+void pack_blocks(const void* buf, const int* counts, const int* displs, int n, const Type* t, const Blocks& b,
+                 char* out, int skip = -1) {
+  for (int i = 0; i < n; ++i)
+    if (i != skip)
+      pack(static_cast<const char*>(buf) + static_cast<int64_t>(displs[i]) * t->extent, counts[i], *t,
+           out + b.displs[static_cast<size_t>(i)]);
+}
+
+void unpack_blocks(const char* in, const int* counts, const int* displs, int n, const Type* t, const Blocks& b,
+                   void* buf, int skip = -1) {
+  for (int i = 0; i < n; ++i)
+    if (i != skip)
+      unpack(in + b.displs[static_cast<size_t>(i)], b.counts[static_cast<size_t>(i)],
+             static_cast<char*>(buf) + static_cast<int64_t>(displs[i]) * t->extent, counts[i], *t);
+}
+
+int typed(MPI_Datatype d, const char* func, const char* arg, MPI_Comm comm, const Type** t) {
+  return check_type(d, func, arg, comm, t);
+}
+
+}  // namespace
+}  // namespace xmsg::mpi
+
+using namespace xmsg::mpi;
+
+extern "C" {
+
+int PMPI_Barrier(MPI_Comm comm) {
+  if (!is_inter(comm)) return handle(xmsg_barrier(comm), "MPI_Barrier", comm);
+  int rank = 0, size = 0;
+  if (int e = check_comm_for(comm, "MPI_Barrier", &rank, &size)) return e;
+  auto s = std::make_unique<Schedule>(comm);
+  build_barrier(*s);
+  return handle(run_schedule(std::move(s)), "MPI_Barrier", comm);
+}
+XMSG_MPI_ALIAS(Barrier)
+
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (is_xmsg_type(datatype) && !is_inter(comm))
+    return handle(xmsg_bcast(buffer, count, datatype, root, comm), "MPI_Bcast", comm);
+  int rank = 0, size = 0;
+  if (int e = check_comm_for(comm, "MPI_Bcast", &rank, &size)) return e;
+  const Type* t = nullptr;
+  if (int e = typed(datatype, "MPI_Bcast", "datatype", comm, &t)) return e;
+  if (int e = check_count(count, "MPI_Bcast", "count", comm)) return e;
+  if (int e = check_root(root, size, "MPI_Bcast", comm)) return e;
+  RecvView view;
+  if (int e = view.init(buffer, count, datatype, "MPI_Bcast", comm)) return e;
+  if (rank == root && view.owned) pack(buffer, count, *t, view.data);
+  int code = xmsg_bcast(view.data, view.count, view.xtype, root, comm);
+  if (code == MPI_SUCCESS && rank != root) view.finish(view.bytes);
+  return handle(code, "MPI_Bcast", comm);
+}
+XMSG_MPI_ALIAS(Bcast)
+
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm) {
+  const bool user_op = user_function_of(op) != nullptr;
+  if (is_xmsg_type(datatype) && !is_inter(comm))
+    return handle(xmsg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm), "MPI_Reduce", comm);
+  int rank = 0, size = 0;
+  if (int e = check_comm_for(comm, "MPI_Reduce", &rank, &size)) return e;
+  const Type* t = nullptr;
+  if (int e = typed(datatype, "MPI_Reduce", "datatype", comm, &t)) return e;
+  if (int e = check_count(count, "MPI_Reduce", "count", comm)) return e;
+  if (int e = check_root(root, size, "MPI_Reduce", comm)) return e;
+  if (int e = check_op(op, *t, "MPI_Reduce", comm)) return e;
+  if (user_op) {
+    auto s = std::make_unique<Schedule>(comm);
+    build_reduce(*s, sendbuf, recvbuf, count, datatype, op, root);
+    return handle(run_schedule(std::move(s)), "MPI_Reduce", comm);
+  }
+  // A predefined op on a derived type of one basic type: reduce the packed basic elements.
+  const int64_t n = static_cast<int64_t>(count) * t->basic_count;
+  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  std::vector<char> in(static_cast<size_t>(bytes_of(count, t) + 1)), out;
+  pack(input, count, *t, in.data());
+  if (rank == root) out.resize(in.size());
+  int code = xmsg_reduce(in.data(), rank == root ? out.data() : nullptr, n, t->basic, op, root, comm);
+  if (code == MPI_SUCCESS && rank == root) unpack(out.data(), bytes_of(count, t), recvbuf, count, *t);
+  return handle(code, "MPI_Reduce", comm);
+}
+XMSG_MPI_ALIAS(Reduce)
+
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (is_xmsg_type(datatype) && !is_inter(comm))
+    return handle(xmsg_allreduce(sendbuf, recvbuf, count, datatype, op, comm), "MPI_Allreduce", comm);
+  int rank = 0, size = 0;
+  if (int e = check_comm_for(comm, "MPI_Allreduce", &rank, &size)) return e;
+  const Type* t = nullptr;
+  if (int e = typed(datatype, "MPI_Allreduce", "datatype", comm, &t)) return e;
+  if (int e = check_count(count, "MPI_Allreduce", "count", comm)) return e;
+  if (int e = check_op(op, *t, "MPI_Allreduce", comm)) return e;
+  if (user_function_of(op)) {
+    auto s = std::make_unique<Schedule>(comm);
+    build_allreduce(*s, sendbuf, recvbuf, count, datatype, op);
+    return handle(run_schedule(std::move(s)), "MPI_Allreduce", comm);
+  }
+  const int64_t n = static_cast<int64_t>(count) * t->basic_count;
+  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  std::vector<char> in(static_cast<size_t>(bytes_of(count, t) + 1)), out(in.size());
+  pack(input, count, *t, in.data());
+  int code = xmsg_allreduce(in.data(), out.data(), n, t->basic, op, comm);
+  if (code == MPI_SUCCESS) unpack(out.data(), bytes_of(count, t), recvbuf, count, *t);
+  return handle(code, "MPI_Allreduce", comm);
+}
+XMSG_MPI_ALIAS(Allreduce)
+
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  if (is_inter(comm)) return check_comm_for(comm, "MPI_Gather", &rank, &size);
+  if (is_xmsg_type(sendtype) && is_xmsg_type(recvtype))
+    return handle(xmsg_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), "MPI_Gather",
+                  comm);
+  if (int e = check_intra(comm, "MPI_Gather", &rank, &size)) return e;
+  if (int e = check_root(root, size, "MPI_Gather", comm)) return e;
+  const bool in_place = rank == root && sendbuf == MPI_IN_PLACE;
+  SendView send;
+  if (!in_place)
+    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Gather", comm)) return e;
+  if (rank != root) return handle(xmsg_gather(send.data, send.count, send.xtype, nullptr, 0, XMSG_BYTE, root, comm),
+                                  "MPI_Gather", comm);
+  RecvView recv;
+  if (int e = check_count(recvcount, "MPI_Gather", "recvcount", comm)) return e;
+  if (int e = recv.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Gather", comm)) return e;
+  const Type* rt = type_of(recvtype);
+  const int64_t block = static_cast<int64_t>(recvcount) * rt->size;
+  if (in_place && recv.owned)
+    pack(static_cast<char*>(recvbuf) + static_cast<int64_t>(rank) * recvcount * rt->extent, recvcount, *rt,
+         static_cast<char*>(recv.data) + rank * block);
+  int code = xmsg_gather(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, recv.data, block, XMSG_BYTE,
+                         root, comm);
+  if (code == MPI_SUCCESS) recv.finish(recv.bytes);
+  return handle(code, "MPI_Gather", comm);
+}
+XMSG_MPI_ALIAS(Gather)
+
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  if (int e = check_comm_for(comm, "MPI_Gatherv", &rank, &size)) return e;
+  if (int e = check_root(root, size, "MPI_Gatherv", comm)) return e;
+  const bool in_place = rank == root && sendbuf == MPI_IN_PLACE;
+  SendView send;
+  if (!in_place)
+    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Gatherv", comm)) return e;
+  if (rank != root)
+    return handle(xmsg_gatherv(send.data, send.count, send.xtype, nullptr, nullptr, nullptr, XMSG_BYTE, root, comm),
+                  "MPI_Gatherv", comm);
+  const Type* rt = nullptr;
+  if (int e = typed(recvtype, "MPI_Gatherv", "recvtype", comm, &rt)) return e;
+  if (int e = check_counts(recvcounts, size, "MPI_Gatherv", "recvcounts", comm)) return e;
+  if (!displs) return fail(MPI_ERR_ARG, "MPI_Gatherv", comm, "displs is NULL");
+  if (is_xmsg_type(recvtype)) {
+    std::vector<int64_t> c(recvcounts, recvcounts + size), d(displs, displs + size);
+    return handle(xmsg_gatherv(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, recvbuf, c.data(),
+                               d.data(), recvtype, root, comm),
+                  "MPI_Gatherv", comm);
+  }
+  Blocks b;
+  b.init(recvcounts, size, rt);
+  std::vector<char> tmp(static_cast<size_t>(b.total + 1));
+  if (in_place)
+    pack(static_cast<char*>(recvbuf) + static_cast<int64_t>(displs[rank]) * rt->extent, recvcounts[rank], *rt,
+         tmp.data() + b.displs[static_cast<size_t>(rank)]);
+  int code = xmsg_gatherv(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, tmp.data(), b.counts.data(),
+                          b.displs.data(), XMSG_BYTE, root, comm);
+  if (code == MPI_SUCCESS) unpack_blocks(tmp.data(), recvcounts, displs, size, rt, b, recvbuf, in_place ? rank : -1);
+  return handle(code, "MPI_Gatherv", comm);
+}
+XMSG_MPI_ALIAS(Gatherv)
+
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  if (is_inter(comm)) return check_comm_for(comm, "MPI_Scatter", &rank, &size);
+  if (is_xmsg_type(sendtype) && is_xmsg_type(recvtype))
+    return handle(xmsg_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+                  "MPI_Scatter", comm);
+  if (int e = check_intra(comm, "MPI_Scatter", &rank, &size)) return e;
+  if (int e = check_root(root, size, "MPI_Scatter", comm)) return e;
+  const bool in_place = rank == root && recvbuf == MPI_IN_PLACE;
+  RecvView recv;
+  if (!in_place)
+    if (int e = recv.init(recvbuf, recvcount, recvtype, "MPI_Scatter", comm)) return e;
+  if (rank != root) {
+    int code = xmsg_scatter(nullptr, 0, XMSG_BYTE, recv.data, recv.count, recv.xtype, root, comm);
+    if (code == MPI_SUCCESS) recv.finish(recv.bytes);
+    return handle(code, "MPI_Scatter", comm);
+  }
+  if (int e = check_count(sendcount, "MPI_Scatter", "sendcount", comm)) return e;
+  SendView send;
+  if (int e = send.init(sendbuf, static_cast<int64_t>(sendcount) * size, sendtype, "MPI_Scatter", comm)) return e;
+  const Type* st = type_of(sendtype);
+  const int64_t block = static_cast<int64_t>(sendcount) * st->size;
+  int code = xmsg_scatter(send.data, block, XMSG_BYTE, in_place ? MPI_IN_PLACE : recv.data, recv.count, recv.xtype,
+                          root, comm);
+  if (code == MPI_SUCCESS && !in_place) recv.finish(recv.bytes);
+  return handle(code, "MPI_Scatter", comm);
+}
+XMSG_MPI_ALIAS(Scatter)
+
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  if (int e = check_comm_for(comm, "MPI_Scatterv", &rank, &size)) return e;
+  if (int e = check_root(root, size, "MPI_Scatterv", comm)) return e;
+  const bool in_place = rank == root && recvbuf == MPI_IN_PLACE;
+  RecvView recv;
+  if (!in_place)
+    if (int e = recv.init(recvbuf, recvcount, recvtype, "MPI_Scatterv", comm)) return e;
+  if (rank != root) {
+    int code = xmsg_scatterv(nullptr, nullptr, nullptr, XMSG_BYTE, recv.data, recv.count, recv.xtype, root, comm);
+    if (code == MPI_SUCCESS) recv.finish(recv.bytes);
+    return handle(code, "MPI_Scatterv", comm);
+  }
+  const Type* st = nullptr;
+  if (int e = typed(sendtype, "MPI_Scatterv", "sendtype", comm, &st)) return e;
+  if (int e = check_counts(sendcounts, size, "MPI_Scatterv", "sendcounts", comm)) return e;
+  if (!displs) return fail(MPI_ERR_ARG, "MPI_Scatterv", comm, "displs is NULL");
+  int code;
+  if (is_xmsg_type(sendtype)) {
+    std::vector<int64_t> c(sendcounts, sendcounts + size), d(displs, displs + size);
+    code = xmsg_scatterv(sendbuf, c.data(), d.data(), sendtype, in_place ? MPI_IN_PLACE : recv.data, recv.count,
+                         recv.xtype, root, comm);
+  } else {
+    Blocks b;
+    b.init(sendcounts, size, st);
+    std::vector<char> tmp(static_cast<size_t>(b.total + 1));
+    pack_blocks(sendbuf, sendcounts, displs, size, st, b, tmp.data());
+    code = xmsg_scatterv(tmp.data(), b.counts.data(), b.displs.data(), XMSG_BYTE, in_place ? MPI_IN_PLACE : recv.data,
+                         recv.count, recv.xtype, root, comm);
+  }
+  if (code == MPI_SUCCESS && !in_place) recv.finish(recv.bytes);
+  return handle(code, "MPI_Scatterv", comm);
+}
+XMSG_MPI_ALIAS(Scatterv)
+
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  if (is_inter(comm)) return check_comm_for(comm, "MPI_Allgather", &rank, &size);
+  if ((is_xmsg_type(sendtype) || sendbuf == MPI_IN_PLACE) && is_xmsg_type(recvtype))
+    return handle(xmsg_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), "MPI_Allgather",
+                  comm);
+  if (int e = check_intra(comm, "MPI_Allgather", &rank, &size)) return e;
+  if (int e = check_count(recvcount, "MPI_Allgather", "recvcount", comm)) return e;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  SendView send;
+  if (!in_place)
+    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Allgather", comm)) return e;
+  RecvView recv;
+  if (int e = recv.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Allgather", comm)) return e;
+  const Type* rt = type_of(recvtype);
+  const int64_t block = static_cast<int64_t>(recvcount) * rt->size;
+  if (in_place && recv.owned)
+    pack(static_cast<char*>(recvbuf) + static_cast<int64_t>(rank) * recvcount * rt->extent, recvcount, *rt,
+         static_cast<char*>(recv.data) + rank * block);
+  int code = xmsg_allgather(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, recv.data, block, XMSG_BYTE,
+                            comm);
+  if (code == MPI_SUCCESS) recv.finish(recv.bytes);
+  return handle(code, "MPI_Allgather", comm);
+}
+XMSG_MPI_ALIAS(Allgather)
+
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  if (int e = check_comm_for(comm, "MPI_Allgatherv", &rank, &size)) return e;
+  const Type* rt = nullptr;
+  if (int e = typed(recvtype, "MPI_Allgatherv", "recvtype", comm, &rt)) return e;
+  if (int e = check_counts(recvcounts, size, "MPI_Allgatherv", "recvcounts", comm)) return e;
+  if (!displs) return fail(MPI_ERR_ARG, "MPI_Allgatherv", comm, "displs is NULL");
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  SendView send;
+  if (!in_place)
+    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Allgatherv", comm)) return e;
+  if (is_xmsg_type(recvtype)) {
+    std::vector<int64_t> c(recvcounts, recvcounts + size), d(displs, displs + size);
+    return handle(xmsg_allgatherv(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, recvbuf, c.data(),
+                                  d.data(), recvtype, comm),
+                  "MPI_Allgatherv", comm);
+  }
+  Blocks b;
+  b.init(recvcounts, size, rt);
+  std::vector<char> tmp(static_cast<size_t>(b.total + 1));
+  if (in_place)
+    pack(static_cast<char*>(recvbuf) + static_cast<int64_t>(displs[rank]) * rt->extent, recvcounts[rank], *rt,
+         tmp.data() + b.displs[static_cast<size_t>(rank)]);
+  int code = xmsg_allgatherv(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, tmp.data(),
+                             b.counts.data(), b.displs.data(), XMSG_BYTE, comm);
+  if (code == MPI_SUCCESS) unpack_blocks(tmp.data(), recvcounts, displs, size, rt, b, recvbuf, in_place ? rank : -1);
+  return handle(code, "MPI_Allgatherv", comm);
+}
+XMSG_MPI_ALIAS(Allgatherv)
+
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  if (is_inter(comm)) return check_comm_for(comm, "MPI_Alltoall", &rank, &size);
+  if ((is_xmsg_type(sendtype) || sendbuf == MPI_IN_PLACE) && is_xmsg_type(recvtype))
+    return handle(xmsg_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), "MPI_Alltoall",
+                  comm);
+  if (int e = check_intra(comm, "MPI_Alltoall", &rank, &size)) return e;
+  if (int e = check_count(recvcount, "MPI_Alltoall", "recvcount", comm)) return e;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  RecvView recv;
+  if (int e = recv.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Alltoall", comm)) return e;
+  SendView send;
+  if (in_place) {
+    // The outgoing blocks are the incoming buffer's current contents: pack them first.
+    if (int e = send.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Alltoall", comm)) return e;
+    if (!send.owned) {
+      send.owned.reset(new char[static_cast<size_t>(send.bytes + 1)]);
+      std::memcpy(send.owned.get(), send.data, static_cast<size_t>(send.bytes));
+      send.data = send.owned.get();
+    }
+  } else {
+    if (int e = check_count(sendcount, "MPI_Alltoall", "sendcount", comm)) return e;
+    if (int e = send.init(sendbuf, static_cast<int64_t>(sendcount) * size, sendtype, "MPI_Alltoall", comm)) return e;
+  }
+  const int64_t sblock = send.bytes / (size > 0 ? size : 1), rblock = recv.bytes / (size > 0 ? size : 1);
+  int code = xmsg_alltoall(send.data, sblock, XMSG_BYTE, recv.data, rblock, XMSG_BYTE, comm);
+  if (code == MPI_SUCCESS) recv.finish(recv.bytes);
+  return handle(code, "MPI_Alltoall", comm);
+}
+XMSG_MPI_ALIAS(Alltoall)
+
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  if (int e = check_comm_for(comm, "MPI_Alltoallv", &rank, &size)) return e;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place) {
+    sendbuf = nullptr;
+    sendcounts = recvcounts;
+    sdispls = rdispls;
+    sendtype = recvtype;
+  }
+  const Type *st = nullptr, *rt = nullptr;
+  if (int e = typed(sendtype, "MPI_Alltoallv", "sendtype", comm, &st)) return e;
+  if (int e = typed(recvtype, "MPI_Alltoallv", "recvtype", comm, &rt)) return e;
+  if (int e = check_counts(sendcounts, size, "MPI_Alltoallv", "sendcounts", comm)) return e;
+  if (int e = check_counts(recvcounts, size, "MPI_Alltoallv", "recvcounts", comm)) return e;
+  if (!sdispls || !rdispls) return fail(MPI_ERR_ARG, "MPI_Alltoallv", comm, "%s is NULL", sdispls ? "rdispls" : "sdispls");
+  if (!in_place && is_xmsg_type(sendtype) && is_xmsg_type(recvtype)) {
+    std::vector<int64_t> sc(sendcounts, sendcounts + size), sd(sdispls, sdispls + size);
+    std::vector<int64_t> rc(recvcounts, recvcounts + size), rd(rdispls, rdispls + size);
+    return handle(xmsg_alltoallv(sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc.data(), rd.data(), recvtype,
+                                 comm),
+                  "MPI_Alltoallv", comm);
+  }
+  Blocks sb, rb;
+  sb.init(sendcounts, size, st);
+  rb.init(recvcounts, size, rt);
+  std::vector<char> out(static_cast<size_t>(sb.total + 1)), in(static_cast<size_t>(rb.total + 1));
+  pack_blocks(in_place ? recvbuf : sendbuf, sendcounts, sdispls, size, st, sb, out.data());
+  int code = xmsg_alltoallv(out.data(), sb.counts.data(), sb.displs.data(), XMSG_BYTE, in.data(), rb.counts.data(),
+                            rb.displs.data(), XMSG_BYTE, comm);
+  if (code == MPI_SUCCESS) unpack_blocks(in.data(), recvcounts, rdispls, size, rt, rb, recvbuf);
+  return handle(code, "MPI_Alltoallv", comm);
+}
+XMSG_MPI_ALIAS(Alltoallv)
+
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (int e = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                              &request))
+    return e;
+  return PMPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+XMSG_MPI_ALIAS(Alltoallw)
+
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (int e = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &request)) return e;
+  return PMPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+XMSG_MPI_ALIAS(Reduce_scatter_block)
+
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (int e = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &request)) return e;
+  return PMPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+XMSG_MPI_ALIAS(Reduce_scatter)
+
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (int e = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &request)) return e;
+  return PMPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+XMSG_MPI_ALIAS(Scan)
+
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (int e = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &request)) return e;
+  return PMPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+XMSG_MPI_ALIAS(Exscan)
+
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  const Type* t = nullptr;
+  if (int e = typed(datatype, "MPI_Reduce_local", "datatype", MPI_COMM_WORLD, &t)) return e;
+  if (int e = check_count(count, "MPI_Reduce_local", "count", MPI_COMM_WORLD)) return e;
+  if (int e = check_op(op, *t, "MPI_Reduce_local", MPI_COMM_WORLD)) return e;
+  if (count > 0 && (!inbuf || !inoutbuf))
+    return fail(MPI_ERR_BUFFER, "MPI_Reduce_local", MPI_COMM_WORLD, "%s is NULL", inbuf ? "inoutbuf" : "inbuf");
+  reduce_layout(inbuf, inoutbuf, count, datatype, op);
+  return MPI_SUCCESS;
+}
+XMSG_MPI_ALIAS(Reduce_local)
+
+// ---- ops --------------------------------------------------------------------------------------
+namespace {
+// MPI's user functions take int lengths and the MPI datatype; the runtime calls this adapter
+// for predefined types, handing longer vectors over in slices.
+void call_mpi_user_function(const void* in, void* inout, int64_t count, xmsg_datatype_t datatype, void* user_data) {
+  auto* fn = reinterpret_cast<MPI_User_function*>(user_data);
+  size_t elem = 0;
+  xmsg_type_size(datatype, &elem);
+  auto* a = static_cast<char*>(const_cast<void*>(in));
+  auto* b = static_cast<char*>(inout);
+  while (count > 0) {
+    int len = count > INT_MAX ? INT_MAX : static_cast<int>(count);
+    MPI_Datatype type = datatype;
+    fn(a, b, &len, &type);
+    a += static_cast<size_t>(len) * elem;
+    b += static_cast<size_t>(len) * elem;
+    count -= len;
+  }
+}
+}  // namespace
+
+int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
+  if (!function) return fail(MPI_ERR_ARG, "MPI_Op_create", MPI_COMM_WORLD, "function is NULL");
+  if (!op) return fail(MPI_ERR_ARG, "MPI_Op_create", MPI_COMM_WORLD, "op is NULL");
+  int code = xmsg_op_create(&call_mpi_user_function, commute, reinterpret_cast<void*>(function), op);
+  if (code != MPI_SUCCESS) return handle(code, "MPI_Op_create");
+  register_user_function(*op, function);
+  return MPI_SUCCESS;
+}
+XMSG_MPI_ALIAS(Op_create)
+
+int PMPI_Op_free(MPI_Op* op) {
+  MPI_Op old = op ? *op : MPI_OP_NULL;
+  int code = xmsg_op_free(op);
+  if (code == MPI_SUCCESS) register_user_function(old, nullptr);
+  return handle(code, "MPI_Op_free");
+}
+XMSG_MPI_ALIAS(Op_free)
+
+int PMPI_Op_commutative(MPI_Op op, int* commute) {
+  return handle(xmsg_op_commutative(op, commute), "MPI_Op_commutative");
+}
+XMSG_MPI_ALIAS(Op_commutative)
+
+}  // extern "C"

@@ -1,0 +1,269 @@
+// Internal interface of libxmsg_mpi: what the chapter files (env, info, attributes, group,
+// comm, datatype, p2p, coll, nbc, topology, rma) share. One concept per section:
+//   errors      route a failure through the communicator's error handler
+//   objects     per-communicator state the C API does not have (names, attributes, topology,
+//               intercommunicator mapping, error handler, the tag sequence of collectives)
+//   datatypes   the type map of derived datatypes, pack/unpack, and the (buffer, count, type)
+//               views sends, receives and collectives use
+//   requests    MPI-layer requests (tagged pointers next to plain xmsg requests) and progress
+//   schedules   rounds of sends/receives/local steps on a communicator's collective context:
+//               every collective this library implements itself, blocking or not
+// The xmsg runtime keeps the fast paths (contiguous point-to-point and the blocking
+// collectives on predefined types); this layer adds MPI's other concepts on top.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdarg>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../src/xmsg_internal.h"
+
+// Defines MPI_X as a weak alias of PMPI_X (the profiling interface).
+#define XMSG_MPI_ALIAS(name) \
+  extern "C" __typeof__(PMPI_##name) MPI_##name __attribute__((weak, alias("PMPI_" #name)));
+
+namespace xmsg::mpi {
+
+// ---- errors --------------------------------------------------------------------------------
+// Returns `code` after the error handler of `comm` ran (MPI_ERRORS_ARE_FATAL: print
+// "<func>: <xmsg's message>" and abort the job). For failures the C API reported.
+int handle(int code, const char* func, MPI_Comm comm = MPI_COMM_WORLD);
+// The same for failures found here: records "<func>: <message>" and routes it.
+int fail(int code, const char* func, MPI_Comm comm, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
+// Error handler of a communicator (MPI_ERRORS_ARE_FATAL unless set).
+MPI_Errhandler errhandler_of(MPI_Comm comm);
+// The "MPI_ERR_..." class of a code (user codes map to their class).
+int error_class_of(int code);
+
+// ---- attributes (attributes.cpp) ----------------------------------------------------------
+enum class AttrKind { kComm, kType, kWin };
+struct AttrMap {
+  std::map<int, void*> values;
+};
+// Copies the attributes of `from` into `to` as MPI_Comm_dup / MPI_Type_dup do (calling each
+// keyval's copy callback); `object` is the old handle the callback sees.
+int copy_attributes(AttrKind kind, int object, const AttrMap& from, AttrMap* to);
+// Deletes every attribute (the delete callbacks run), as the object is freed.
+int delete_attributes(AttrKind kind, int object, AttrMap* attrs);
+
+// ---- per-communicator state (comm.cpp) ----------------------------------------------------
+struct Topology {
+  int kind = MPI_UNDEFINED;  // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH
+  std::vector<int> dims, periods;              // cartesian
+  std::vector<int> index, edges;               // graph (MPI_Graph_create's arrays)
+  std::vector<int> sources, source_weights;    // distributed graph: in-neighbours
+  std::vector<int> destinations, dest_weights; // and out-neighbours
+  bool weighted = false;
+};
+
+struct CommState {
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::string name;
+  AttrMap attrs;
+  std::map<std::string, std::string> info;
+  uint32_t collective_seq = 0;  // collectives started here (the same count on every member)
+  Topology topo;
+  // Intercommunicator: the handle is a communicator over both groups (the "union", group
+  // `low` first); ranks the program sees are ranks of its own group or of the remote one.
+  bool inter = false;
+  MPI_Comm local = MPI_COMM_NULL;  // intracommunicator of this rank's group
+  int local_offset = 0;            // union rank of local rank 0
+  int remote_offset = 0;           // union rank of remote rank 0
+  int local_size = 0;
+  int remote_size = 0;
+};
+// State of `comm` (created on first use); nullptr for MPI_COMM_NULL or a negative handle.
+CommState* state_of(MPI_Comm comm);
+// Forgets `comm` (after xmsg_comm_free), running attribute delete callbacks first.
+int drop_state(MPI_Comm comm);
+// Fast check used on every point-to-point call: true when `comm` is an intercommunicator.
+bool is_inter(MPI_Comm comm);
+// Sets up the state of a communicator just created from `parent` (error handler inherited).
+void inherit_state(MPI_Comm parent, MPI_Comm created);
+// World ranks of the members of an intracommunicator, in rank order.
+int world_ranks_of(MPI_Comm comm, std::vector<int>* out);
+
+// ---- groups (group.cpp) -------------------------------------------------------------------
+// A group is an ordered list of world ranks.
+int new_group(std::vector<int> world_ranks, MPI_Group* out);
+const std::vector<int>* group_members(MPI_Group group);  // nullptr when invalid
+
+// ---- datatypes (datatype.cpp) -------------------------------------------------------------
+struct Block {
+  MPI_Aint offset;  // from the start of one element
+  int64_t bytes;
+};
+
+struct Type {
+  bool predefined = false;
+  bool committed = false;
+  // One block of `size` bytes at true_lb and extent == size: the data of count elements is one
+  // contiguous run of count*size bytes starting at buf + true_lb.
+  bool contiguous = false;
+  int64_t size = 0;  // bytes of data in one element
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  std::vector<Block> blocks;  // the data of one element in type-map order, adjacent blocks merged
+  // The one xmsg datatype all the data is made of (reductions need it), 0 when mixed;
+  // basic_count elements of it per element of this type.
+  xmsg_datatype_t basic = 0;
+  int64_t basic_count = 0;
+  // Envelope and contents as MPI_Type_get_envelope / _contents report them.
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> addresses;
+  std::vector<MPI_Datatype> types;
+  std::string name;
+  AttrMap attrs;
+};
+
+// The type of a handle (predefined or derived), nullptr when invalid or freed.
+const Type* type_of(MPI_Datatype datatype);
+Type* mutable_type_of(MPI_Datatype datatype);
+// Valid and committed (predefined types always are); the message names `func` and `arg`.
+int check_type(MPI_Datatype datatype, const char* func, const char* arg, MPI_Comm comm, const Type** out);
+// True when the handle is one of xmsg's own predefined datatypes: the C API takes it directly.
+inline bool is_xmsg_type(MPI_Datatype d) { return d > 0 && d < XMSG_DATATYPE_LAST; }
+// Copies the data of `count` elements at `inbuf` into contiguous `out` (count * size bytes).
+void pack(const void* inbuf, int64_t count, const Type& type, void* out);
+// Copies `bytes` (at most count * size) of contiguous data into `count` elements at `outbuf`.
+void unpack(const void* in, int64_t bytes, void* outbuf, int64_t count, const Type& type);
+
+// What a send of (buf, count, datatype) hands to the C API: the buffer as it is when the data
+// is contiguous, else a packed copy (owned here).
+struct SendView {
+  const void* data = nullptr;
+  int64_t count = 0;
+  xmsg_datatype_t xtype = XMSG_BYTE;
+  int64_t bytes = 0;
+  std::unique_ptr<char[]> owned;
+  int init(const void* buf, int64_t count, MPI_Datatype datatype, const char* func, MPI_Comm comm);
+};
+// What a receive into (buf, count, datatype) gives the C API; finish() unpacks what arrived
+// when the data is not contiguous.
+struct RecvView {
+  void* data = nullptr;
+  int64_t count = 0;
+  xmsg_datatype_t xtype = XMSG_BYTE;
+  int64_t bytes = 0;
+  void* user = nullptr;
+  int64_t user_count = 0;
+  const Type* type = nullptr;
+  std::unique_ptr<char[]> owned;
+  // Keeps a derived `type` alive until the view goes (MPI_Type_free may come before finish).
+  std::shared_ptr<const void> keep;
+  int init(void* buf, int64_t count, MPI_Datatype datatype, const char* func, MPI_Comm comm);
+  void finish(int64_t received_bytes);
+};
+
+// ---- requests and progress (request.cpp) ---------------------------------------------------
+// A request this library implements itself. Its MPI_Request handle is the object's address
+// with the low bit set; plain xmsg requests are aligned pointers with the bit clear.
+struct Request {
+  virtual ~Request() = default;
+  // Advances without blocking; sets *done once the operation is complete and fills *status.
+  virtual int test(bool* done, MPI_Status* status) = 0;
+  virtual int cancel() { return MPI_SUCCESS; }
+  // Whether test() would report completion, without completing (MPI_Request_get_status);
+  // fills *status when it would.
+  virtual bool peek(MPI_Status* status) = 0;
+  // Persistent requests: start() begins one round; inactive ones complete at once.
+  virtual bool persistent() const { return false; }
+  virtual int start() { return MPI_ERR_REQUEST; }
+  bool active = true;
+  MPI_Comm comm = MPI_COMM_WORLD;  // whose error handler a failure goes to
+};
+inline bool is_layer_request(MPI_Request r) { return (reinterpret_cast<uintptr_t>(r) & 1u) != 0; }
+inline Request* layer_request(MPI_Request r) {
+  return reinterpret_cast<Request*>(reinterpret_cast<uintptr_t>(r) & ~uintptr_t{1});
+}
+inline MPI_Request handle_of(Request* r) {
+  return reinterpret_cast<MPI_Request>(reinterpret_cast<uintptr_t>(r) | 1u);
+}
+// Requests that need this layer's progress (schedules) register while active, so that a
+// rank blocked anywhere in MPI keeps them moving.
+void register_progress(Request* r);
+void unregister_progress(Request* r);
+bool progress_pending();
+// Advances every registered request once (never blocks).
+void progress_all();
+// Status of a completed xmsg request as MPI sees it (intercommunicator ranks translated).
+void to_mpi_status(const xmsg_status_t& in, MPI_Comm comm, MPI_Status* out);
+void empty_status(MPI_Status* status);
+// A request that is complete from the start (MPI_Comm_idup, MPI_Ibsend).
+int completed_request(MPI_Comm comm, MPI_Request* request);
+
+// ---- schedules (schedule.cpp) ---------------------------------------------------------------
+// A collective as rounds: a round's sends and receives are posted together after its local
+// steps ran; the next round starts when all of them completed. Messages travel on the
+// communicator's hidden collective context with a tag of their own per collective call, so
+// they never meet user traffic or another collective.
+class Schedule {
+ public:
+  // Takes the next tag of comm's collective sequence.
+  explicit Schedule(MPI_Comm comm);
+  // Uses `tag` (from reserve_tag: a persistent collective keeps one tag for all its rounds).
+  Schedule(MPI_Comm comm, int tag);
+  static int reserve_tag(MPI_Comm comm);
+  // Ranks are ranks of the communicator the schedule runs on (for an intercommunicator: of
+  // the union; use the helpers below).
+  void send(const void* buf, int64_t bytes, int peer);
+  void recv(void* buf, int64_t bytes, int peer);
+  void local(std::function<void()> step);
+  // Ends the current round.
+  void next_round();
+  // Scratch memory that lives as long as the schedule.
+  char* scratch(int64_t bytes);
+  // Keeps an object alive as long as the schedule (a packed view, a copy of counts...).
+  template <class T>
+  T* keep(std::unique_ptr<T> object) {
+    T* raw = object.get();
+    kept_.push_back(std::shared_ptr<void>(std::move(object)));
+    return raw;
+  }
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  xmsg_comm_t transport_comm() const { return transport_comm_; }
+
+  // Runs one step: posts the next round when the current one is done. Never blocks.
+  int advance(bool* done);
+
+ private:
+  struct Op {
+    enum Kind { kSend, kRecv, kLocal } kind;
+    void* buf;
+    int64_t bytes;
+    int peer;
+    std::function<void()> step;
+  };
+  int post_round();
+  MPI_Comm comm_;
+  xmsg_comm_t transport_comm_;
+  int rank_ = 0, size_ = 0;
+  int tag_ = 0;
+  std::vector<std::vector<Op>> rounds_;
+  size_t current_ = 0;
+  bool started_ = false;
+  std::vector<xmsg_request_t> pending_;
+  std::vector<std::unique_ptr<char[]>> scratch_;
+  std::vector<std::shared_ptr<void>> kept_;
+};
+
+// Runs `schedule` as an MPI request (non-blocking collectives).
+int start_schedule(std::unique_ptr<Schedule> schedule, MPI_Request* request);
+// Runs `schedule` to completion (blocking collectives built from schedules).
+int run_schedule(std::unique_ptr<Schedule> schedule);
+// A persistent collective: `build` fills a fresh schedule (with the tag reserved at init) for
+// every MPI_Start.
+int persistent_collective(MPI_Comm comm, std::function<int(Schedule&)> build, MPI_Request* request);
+
+// Validates an intracommunicator for a collective named `func`.
+int check_intra(MPI_Comm comm, const char* func, int* rank, int* size);
+
+}  // namespace xmsg::mpi

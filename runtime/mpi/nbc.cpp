@@ -1,0 +1,536 @@
+// MPI-3.1 5.12, non-blocking collectives, and MPI-4.0 5.13, persistent collectives: each one
+// validates its arguments like its blocking form and runs a schedule (coll_schedules.cpp).
+// A non-blocking collective moves on whenever its rank is inside any MPI call or blocked in
+// the runtime (the idle hook); there is no progress thread, so a rank that computes outside
+// MPI holds its part until it calls in again.
+#include "coll_schedules.hpp"
+
+namespace xmsg::mpi {
+namespace {
+
+int comm_args(MPI_Comm comm, MPI_Request* request, const char* func, int* rank, int* size) {
+  if (is_inter(comm)) return fail(MPI_ERR_COMM, func, comm, "intercommunicator collectives are not implemented yet");
+  if (int e = check_intra(comm, func, rank, size)) return e;
+  if (!request) return fail(MPI_ERR_ARG, func, comm, "request is NULL");
+  return MPI_SUCCESS;
+}
+
+int type_arg(MPI_Datatype d, const char* func, const char* arg, MPI_Comm comm, const Type** t) {
+  return check_type(d, func, arg, comm, t);
+}
+
+// Runs `build` now (non-blocking form) or at every MPI_Start (persistent form, info given).
+int launch(MPI_Comm comm, bool persistent, std::function<int(Schedule&)> build, MPI_Request* request) {
+  if (persistent) return persistent_collective(comm, std::move(build), request);
+  auto s = std::make_unique<Schedule>(comm);
+  if (int e = build(*s)) return e;
+  return start_schedule(std::move(s), request);
+}
+
+std::vector<int> copy_of(const int* a, int n) { return a ? std::vector<int>(a, a + n) : std::vector<int>(); }
+
+int barrier(MPI_Comm comm, MPI_Request* request, bool persistent, const char* func) {
+  int rank, size;
+  if (int e = comm_args(comm, request, func, &rank, &size)) return e;
+  return launch(comm, persistent, [](Schedule& s) { return build_barrier(s); }, request);
+}
+
+int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request, bool persistent,
+          const char* func) {
+  int rank, size;
+  const Type* t;
+  if (int e = comm_args(comm, request, func, &rank, &size)) return e;
+  if (int e = type_arg(type, func, "datatype", comm, &t)) return e;
+  if (int e = check_count(count, func, "count", comm)) return e;
+  if (int e = check_root(root, size, func, comm)) return e;
+  return launch(comm, persistent, [=](Schedule& s) { return build_bcast(s, buf, count, type, root); }, request);
+}
+
+int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
+           int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request, bool persistent,
+           const char* func) {
+  int rank, size;
+  const Type* t;
+  if (int e = comm_args(comm, request, func, &rank, &size)) return e;
+  if (int e = check_root(root, size, func, comm)) return e;
+  const bool in_place = rank == root && sbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+    if (int e = check_count(scount, func, "sendcount", comm)) return e;
+  }
+  std::vector<int> c, d;
+  if (rank == root) {
+    if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+    if (rcounts) {
+      if (int e = check_counts(rcounts, size, func, "recvcounts", comm)) return e;
+      if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
+      c = copy_of(rcounts, size);
+      d = copy_of(displs, size);
+    } else if (int e = check_count(rcount, func, "recvcount", comm)) {
+      return e;
+    }
+  }
+  const bool v = rcounts != nullptr;
+  return launch(comm, persistent, [=](Schedule& s) {
+    return build_gather(s, sbuf, scount, stype, rbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, rcount, rtype,
+                        root);
+  }, request);
+}
+
+int scatter(const void* sbuf, const int* scounts, const int* displs, int scount, MPI_Datatype stype, void* rbuf,
+            int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request, bool persistent,
+            const char* func) {
+  int rank, size;
+  const Type* t;
+  if (int e = comm_args(comm, request, func, &rank, &size)) return e;
+  if (int e = check_root(root, size, func, comm)) return e;
+  const bool in_place = rank == root && rbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+    if (int e = check_count(rcount, func, "recvcount", comm)) return e;
+  }
+  std::vector<int> c, d;
+  if (rank == root) {
+    if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+    if (scounts) {
+      if (int e = check_counts(scounts, size, func, "sendcounts", comm)) return e;
+      if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
+      c = copy_of(scounts, size);
+      d = copy_of(displs, size);
+    } else if (int e = check_count(scount, func, "sendcount", comm)) {
+      return e;
+    }
+  }
+  const bool v = scounts != nullptr;
+  return launch(comm, persistent, [=](Schedule& s) {
+    return build_scatter(s, sbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, scount, stype, rbuf, rcount, rtype,
+                         root);
+  }, request);
+}
+
+int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
+              int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request, bool persistent,
+              const char* func) {
+  int rank, size;
+  const Type* t;
+  if (int e = comm_args(comm, request, func, &rank, &size)) return e;
+  if (sbuf != MPI_IN_PLACE) {
+    if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+    if (int e = check_count(scount, func, "sendcount", comm)) return e;
+  }
+  if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+  std::vector<int> c, d;
+  if (rcounts) {
+    if (int e = check_counts(rcounts, size, func, "recvcounts", comm)) return e;
+    if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
+    c = copy_of(rcounts, size);
+    d = copy_of(displs, size);
+  } else if (int e = check_count(rcount, func, "recvcount", comm)) {
+    return e;
+  }
+  const bool v = rcounts != nullptr;
+  return launch(comm, persistent, [=](Schedule& s) {
+    return build_allgather(s, sbuf, scount, stype, rbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, rcount,
+                           rtype);
+  }, request);
+}
+
+// alltoall / alltoallv / alltoallw as per-peer (count, byte displacement, type) triples.
+int alltoallw(const void* sbuf, std::vector<int> sc, std::vector<MPI_Aint> sd, std::vector<MPI_Datatype> st,
+              void* rbuf, std::vector<int> rc, std::vector<MPI_Aint> rd, std::vector<MPI_Datatype> rt, MPI_Comm comm,
+              MPI_Request* request, bool persistent, const char* func) {
+  const int n = static_cast<int>(rc.size());
+  const Type* t;
+  for (int i = 0; i < n; ++i) {
+    if (sbuf != MPI_IN_PLACE) {
+      if (int e = type_arg(st[static_cast<size_t>(i)], func, "sendtype", comm, &t)) return e;
+      if (sc[static_cast<size_t>(i)] < 0)
+        return fail(MPI_ERR_COUNT, func, comm, "sendcounts[%d] = %d is negative", i, sc[static_cast<size_t>(i)]);
+    }
+    if (int e = type_arg(rt[static_cast<size_t>(i)], func, "recvtype", comm, &t)) return e;
+    if (rc[static_cast<size_t>(i)] < 0)
+      return fail(MPI_ERR_COUNT, func, comm, "recvcounts[%d] = %d is negative", i, rc[static_cast<size_t>(i)]);
+  }
+  return launch(comm, persistent, [=](Schedule& s) {
+    return build_alltoallw(s, sbuf, sc.data(), sd.data(), st.data(), rbuf, rc.data(), rd.data(), rt.data());
+  }, request);
+}
+
+int alltoall_common(const void* sbuf, const int* scounts, const int* sdispls, int scount, MPI_Datatype stype,
+                    void* rbuf, const int* rcounts, const int* rdispls, int rcount, MPI_Datatype rtype,
+                    MPI_Comm comm, MPI_Request* request, bool persistent, const char* func) {
+  int rank, size;
+  if (int e = comm_args(comm, request, func, &rank, &size)) return e;
+  const Type *st = nullptr, *rt = nullptr;
+  if (int e = type_arg(rtype, func, "recvtype", comm, &rt)) return e;
+  if (sbuf != MPI_IN_PLACE)
+    if (int e = type_arg(stype, func, "sendtype", comm, &st)) return e;
+  const bool v = rcounts != nullptr;
+  if (v) {
+    if (int e = check_counts(rcounts, size, func, "recvcounts", comm)) return e;
+    if (!rdispls) return fail(MPI_ERR_ARG, func, comm, "rdispls is NULL");
+    if (sbuf != MPI_IN_PLACE) {
+      if (int e = check_counts(scounts, size, func, "sendcounts", comm)) return e;
+      if (!sdispls) return fail(MPI_ERR_ARG, func, comm, "sdispls is NULL");
+    }
+  }
+  std::vector<int> sc(static_cast<size_t>(size)), rc(static_cast<size_t>(size));
+  std::vector<MPI_Aint> sd(static_cast<size_t>(size)), rd(static_cast<size_t>(size));
+  std::vector<MPI_Datatype> stv(static_cast<size_t>(size), stype), rtv(static_cast<size_t>(size), rtype);
+  for (int i = 0; i < size; ++i) {
+    const auto k = static_cast<size_t>(i);
+    rc[k] = v ? rcounts[i] : rcount;
+    rd[k] = static_cast<MPI_Aint>(v ? rdispls[i] : static_cast<int64_t>(i) * rcount) * rt->extent;
+    if (sbuf != MPI_IN_PLACE) {
+      sc[k] = v ? scounts[i] : scount;
+      sd[k] = static_cast<MPI_Aint>(v ? sdispls[i] : static_cast<int64_t>(i) * scount) * st->extent;
+    }
+  }
+  return alltoallw(sbuf, sc, sd, stv, rbuf, rc, rd, rtv, comm, request, persistent, func);
+}
+
+int alltoallw_int(const void* sbuf, const int* scounts, const int* sdispls, const MPI_Datatype* stypes, void* rbuf,
+                  const int* rcounts, const int* rdispls, const MPI_Datatype* rtypes, MPI_Comm comm,
+                  MPI_Request* request, bool persistent, const char* func) {
+  int rank, size;
+  if (int e = comm_args(comm, request, func, &rank, &size)) return e;
+  if (!rcounts || !rdispls || !rtypes)
+    return fail(MPI_ERR_ARG, func, comm, "%s is NULL", !rcounts ? "recvcounts" : !rdispls ? "rdispls" : "recvtypes");
+  if (sbuf != MPI_IN_PLACE && (!scounts || !sdispls || !stypes))
+    return fail(MPI_ERR_ARG, func, comm, "%s is NULL", !scounts ? "sendcounts" : !sdispls ? "sdispls" : "sendtypes");
+  const auto n = static_cast<size_t>(size);
+  std::vector<int> sc(n), rc(rcounts, rcounts + size);
+  std::vector<MPI_Aint> sd(n), rd(rdispls, rdispls + size);
+  std::vector<MPI_Datatype> st(n), rt(rtypes, rtypes + size);
+  if (sbuf != MPI_IN_PLACE) {
+    sc.assign(scounts, scounts + size);
+    sd.assign(sdispls, sdispls + size);
+    st.assign(stypes, stypes + size);
+  }
+  return alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt, comm, request, persistent, func);
+}
+
+int reduce_args(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                MPI_Request* request, const char* func, int* rank, int* size) {
+  (void)sbuf;
+  (void)rbuf;
+  if (int e = comm_args(comm, request, func, rank, size)) return e;
+  const Type* t;
+  if (int e = type_arg(type, func, "datatype", comm, &t)) return e;
+  if (int e = check_count(count, func, "count", comm)) return e;
+  return check_op(op, *t, func, comm);
+}
+
+int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+           MPI_Request* request, bool persistent, const char* func) {
+  int rank, size;
+  if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
+  if (int e = check_root(root, size, func, comm)) return e;
+  return launch(comm, persistent, [=](Schedule& s) { return build_reduce(s, sbuf, rbuf, count, type, op, root); },
+                request);
+}
+
+int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request, bool persistent, const char* func) {
+  int rank, size;
+  if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
+  return launch(comm, persistent, [=](Schedule& s) { return build_allreduce(s, sbuf, rbuf, count, type, op); },
+                request);
+}
+
+int reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, int block, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request, bool persistent, const char* func) {
+  int rank, size;
+  if (int e = reduce_args(sbuf, rbuf, 0, type, op, comm, request, func, &rank, &size)) return e;
+  std::vector<int> c(static_cast<size_t>(size), block);
+  if (rcounts) {
+    if (int e = check_counts(rcounts, size, func, "recvcounts", comm)) return e;
+    c.assign(rcounts, rcounts + size);
+  } else if (int e = check_count(block, func, "recvcount", comm)) {
+    return e;
+  }
+  return launch(comm, persistent, [=](Schedule& s) { return build_reduce_scatter(s, sbuf, rbuf, c.data(), type, op); },
+                request);
+}
+
+int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request,
+         bool persistent, bool exclusive, const char* func) {
+  int rank, size;
+  if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
+  return launch(comm, persistent,
+                [=](Schedule& s) { return build_scan(s, sbuf, rbuf, count, type, op, exclusive); }, request);
+}
+
+}  // namespace
+}  // namespace xmsg::mpi
+
+using namespace xmsg::mpi;
+
+extern "C" {
+
+// ---- non-blocking ------------------------------------------------------------------------------
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return barrier(comm, request, false, "MPI_Ibarrier"); }
+XMSG_MPI_ALIAS(Ibarrier)
+
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  return bcast(buffer, count, datatype, root, comm, request, false, "MPI_Ibcast");
+}
+XMSG_MPI_ALIAS(Ibcast)
+
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return gather(sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, root, comm, request,
+                false, "MPI_Igather");
+}
+XMSG_MPI_ALIAS(Igather)
+
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  int rank = 0;
+  xmsg_comm_rank(comm, &rank);
+  static const int none = 0;
+  return gather(sendbuf, sendcount, sendtype, recvbuf, rank == root ? recvcounts : &none, displs, 0, recvtype, root,
+                comm, request, false, "MPI_Igatherv");
+}
+XMSG_MPI_ALIAS(Igatherv)
+
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return scatter(sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                 false, "MPI_Iscatter");
+}
+XMSG_MPI_ALIAS(Iscatter)
+
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request* request) {
+  int rank = 0;
+  xmsg_comm_rank(comm, &rank);
+  static const int none = 0;
+  return scatter(sendbuf, rank == root ? sendcounts : &none, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+                 comm, request, false, "MPI_Iscatterv");
+}
+XMSG_MPI_ALIAS(Iscatterv)
+
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, comm, request, false,
+                   "MPI_Iallgather");
+}
+XMSG_MPI_ALIAS(Iallgather)
+
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Iallgatherv", comm, "recvcounts is NULL");
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, request, false,
+                   "MPI_Iallgatherv");
+}
+XMSG_MPI_ALIAS(Iallgatherv)
+
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoall_common(sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount,
+                         recvtype, comm, request, false, "MPI_Ialltoall");
+}
+XMSG_MPI_ALIAS(Ialltoall)
+
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request* request) {
+  if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Ialltoallv", comm, "recvcounts is NULL");
+  return alltoall_common(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype, comm,
+                         request, false, "MPI_Ialltoallv");
+}
+XMSG_MPI_ALIAS(Ialltoallv)
+
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm, MPI_Request* request) {
+  return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                       request, false, "MPI_Ialltoallw");
+}
+XMSG_MPI_ALIAS(Ialltoallw)
+
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request* request) {
+  return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, false, "MPI_Ireduce");
+}
+XMSG_MPI_ALIAS(Ireduce)
+
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request* request) {
+  return allreduce(sendbuf, recvbuf, count, datatype, op, comm, request, false, "MPI_Iallreduce");
+}
+XMSG_MPI_ALIAS(Iallreduce)
+
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Ireduce_scatter", comm, "recvcounts is NULL");
+  return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request, false, "MPI_Ireduce_scatter");
+}
+XMSG_MPI_ALIAS(Ireduce_scatter)
+
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter(sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, request, false,
+                        "MPI_Ireduce_scatter_block");
+}
+XMSG_MPI_ALIAS(Ireduce_scatter_block)
+
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request* request) {
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, request, false, false, "MPI_Iscan");
+}
+XMSG_MPI_ALIAS(Iscan)
+
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request* request) {
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, request, false, true, "MPI_Iexscan");
+}
+XMSG_MPI_ALIAS(Iexscan)
+
+// ---- persistent (MPI-4.0) ----------------------------------------------------------------------
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return barrier(comm, request, true, "MPI_Barrier_init");
+}
+XMSG_MPI_ALIAS(Barrier_init)
+
+int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request* request) {
+  (void)info;
+  return bcast(buffer, count, datatype, root, comm, request, true, "MPI_Bcast_init");
+}
+XMSG_MPI_ALIAS(Bcast_init)
+
+int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return gather(sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, root, comm, request,
+                true, "MPI_Gather_init");
+}
+XMSG_MPI_ALIAS(Gather_init)
+
+int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request* request) {
+  (void)info;
+  int rank = 0;
+  xmsg_comm_rank(comm, &rank);
+  static const int none = 0;
+  return gather(sendbuf, sendcount, sendtype, recvbuf, rank == root ? recvcounts : &none, displs, 0, recvtype, root,
+                comm, request, true, "MPI_Gatherv_init");
+}
+XMSG_MPI_ALIAS(Gatherv_init)
+
+int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return scatter(sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                 true, "MPI_Scatter_init");
+}
+XMSG_MPI_ALIAS(Scatter_init)
+
+int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                       void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request* request) {
+  (void)info;
+  int rank = 0;
+  xmsg_comm_rank(comm, &rank);
+  static const int none = 0;
+  return scatter(sendbuf, rank == root ? sendcounts : &none, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+                 comm, request, true, "MPI_Scatterv_init");
+}
+XMSG_MPI_ALIAS(Scatterv_init)
+
+int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, comm, request, true,
+                   "MPI_Allgather_init");
+}
+XMSG_MPI_ALIAS(Allgather_init)
+
+int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request* request) {
+  (void)info;
+  if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Allgatherv_init", comm, "recvcounts is NULL");
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, request, true,
+                   "MPI_Allgatherv_init");
+}
+XMSG_MPI_ALIAS(Allgatherv_init)
+
+int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return alltoall_common(sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount,
+                         recvtype, comm, request, true, "MPI_Alltoall_init");
+}
+XMSG_MPI_ALIAS(Alltoall_init)
+
+int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Alltoallv_init", comm, "recvcounts is NULL");
+  return alltoall_common(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype, comm,
+                         request, true, "MPI_Alltoallv_init");
+}
+XMSG_MPI_ALIAS(Alltoallv_init)
+
+int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                       request, true, "MPI_Alltoallw_init");
+}
+XMSG_MPI_ALIAS(Alltoallw_init)
+
+int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, true, "MPI_Reduce_init");
+}
+XMSG_MPI_ALIAS(Reduce_init)
+
+int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return allreduce(sendbuf, recvbuf, count, datatype, op, comm, request, true, "MPI_Allreduce_init");
+}
+XMSG_MPI_ALIAS(Allreduce_init)
+
+int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Reduce_scatter_init", comm, "recvcounts is NULL");
+  return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request, true,
+                        "MPI_Reduce_scatter_init");
+}
+XMSG_MPI_ALIAS(Reduce_scatter_init)
+
+int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return reduce_scatter(sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, request, true,
+                        "MPI_Reduce_scatter_block_init");
+}
+XMSG_MPI_ALIAS(Reduce_scatter_block_init)
+
+int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, request, true, false, "MPI_Scan_init");
+}
+XMSG_MPI_ALIAS(Scan_init)
+
+int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                     MPI_Info info, MPI_Request* request) {
+  (void)info;
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, request, true, true, "MPI_Exscan_init");
+}
+XMSG_MPI_ALIAS(Exscan_init)
+
+}  // extern "C"
