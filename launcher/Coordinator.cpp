@@ -303,7 +303,9 @@ void Coordinator::loop() {
       timeout_at_.reset();
       char buf[64];
       std::snprintf(buf, sizeof buf, "%g", plan_.options.timeout_seconds);
-      fail(124, std::string("job timed out after ") + buf + " s (--timeout); ending it", kFailureGraceMs);
+      const std::string& from = plan_.options.timeout_from;
+      fail(124, std::string("job timed out after ") + buf + " s (" + (from.empty() ? "--timeout" : from) + "); ending it",
+           kFailureGraceMs);
     }
     if (force_kill_at_ && now >= *force_kill_at_) {
       force_kill_at_.reset();

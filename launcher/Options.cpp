@@ -69,6 +69,19 @@ std::optional<std::string> resolve_program(const std::string& program, const std
 
 namespace {
 
+// MPIEXEC_TIMEOUT: decimal digits only (no sign, space or unit), 1 to kMaxEnvTimeout.
+constexpr long long kMaxEnvTimeout = 2147483647;  // about 68 years
+std::optional<long long> parse_timeout_env(const std::string& v) {
+  if (v.empty() || v.size() > 10) return std::nullopt;
+  long long x = 0;
+  for (char ch : v) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    x = x * 10 + (ch - '0');
+  }
+  if (x < 1 || x > kMaxEnvTimeout) return std::nullopt;
+  return x;
+}
+
 ParseOutcome error_outcome(std::string message) {
   ParseOutcome out;
   out.kind = ParseOutcome::Kind::Error;
@@ -103,7 +116,8 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const EnvLookup
   app.add_option("-x", exports, "Export VAR (from this environment) or VAR=value to every rank")
       ->allow_extra_args(false);
   auto* timeout_opt = app.add_option("--timeout", o.timeout_seconds,
-                                     "End the job (non-zero exit) after SECONDS");
+                                     "End the job (exit 124) after SECONDS; without it, MPIEXEC_TIMEOUT "
+                                     "(whole seconds) from the environment");
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -128,8 +142,18 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const EnvLookup
   if (o.nnodes > o.nranks)
     return error_outcome("--nodes " + std::to_string(o.nnodes) + " is more than -n " +
                          std::to_string(o.nranks) + ": every node needs a rank");
-  if (timeout_opt->count() && !(o.timeout_seconds > 0))
-    return error_outcome("--timeout must be > 0 seconds");
+  if (timeout_opt->count()) {
+    if (!(o.timeout_seconds > 0)) return error_outcome("--timeout must be > 0 seconds");
+    o.timeout_from = "--timeout";
+  } else if (auto v = env("MPIEXEC_TIMEOUT"); v && !v->empty()) {
+    // As under mpiexec (MPICH, Open MPI): a whole number of seconds; --timeout wins over it.
+    auto seconds = parse_timeout_env(*v);
+    if (!seconds)
+      return error_outcome("MPIEXEC_TIMEOUT='" + *v + "' is not a positive whole number of seconds (1 to " +
+                           std::to_string(kMaxEnvTimeout) + "); unset it or use --timeout SECONDS");
+    o.timeout_seconds = static_cast<double>(*seconds);
+    o.timeout_from = "MPIEXEC_TIMEOUT";
+  }
   if (bind == "core") o.bind_to = BindTo::Core;
   if (bind == "numa") o.bind_to = BindTo::Numa;
   if (bind == "none") o.bind_to = BindTo::None;

@@ -21,6 +21,9 @@ struct Options {
   // -x: variables exported to every rank, already resolved to name/value.
   std::vector<std::pair<std::string, std::string>> exports;
   double timeout_seconds = 0;  // 0 = no timeout
+  // Where the timeout came from, for the message when it strikes: "--timeout", or
+  // "MPIEXEC_TIMEOUT" (the environment variable mpiexec honours, used when --timeout is absent).
+  std::string timeout_from;
   std::string program_path;    // resolved, executable
   std::vector<std::string> argv;  // argv[0] as the user wrote it, then the program's arguments
 };

@@ -113,6 +113,13 @@ int xmsg_comm_size(xmsg_comm_t comm, int* size);
 int xmsg_comm_dup(xmsg_comm_t comm, xmsg_comm_t* newcomm);
 /* Collective: ranks with the same color form a new communicator, ordered by (key, old rank). */
 int xmsg_comm_split(xmsg_comm_t comm, int color, int key, xmsg_comm_t* newcomm);
+/* Collective only over the n ranks of `comm` listed in ranks[] (ranks not listed do not call it):
+ * in that order they become ranks 0..n-1 of the new communicator. Every listed rank passes the
+ * same n, ranks[] and tag; the tag (in [0, XMSG_TAG_UB]) tells concurrent calls between
+ * overlapping sets of ranks apart and never matches point-to-point traffic. */
+int xmsg_comm_create_group(xmsg_comm_t comm, int n, const int ranks[], int tag, xmsg_comm_t* newcomm);
+/* xmsg_comm_create_group over XMSG_COMM_WORLD: world_ranks[] are ranks of the world. */
+int xmsg_comm_create_from_world(int n, const int world_ranks[], int tag, xmsg_comm_t* newcomm);
 int xmsg_comm_free(xmsg_comm_t* comm);
 
 /* ---- point-to-point -------------------------------------------------------------------- */

@@ -46,6 +46,10 @@ class World final : public transport::MessageSink {
   }
   // Collective over `parent`: the ranks with the same color form a new communicator.
   int create_comm(Comm& parent, int color, int key, int* handle, const char* func);
+  // Collective over the n ranks of `parent` listed in `ranks` (checked by the caller: distinct,
+  // in range, this rank among them), which become ranks 0..n-1 of the new communicator. `tag`
+  // (in [0, XMSG_TAG_UB]) keeps concurrent calls between overlapping sets of ranks apart.
+  int create_group_comm(Comm& parent, int n, const int* ranks, int tag, int* handle, const char* func);
   int free_comm(int handle);
 
   // Point-to-point on a context; ranks are world ranks (peer -1 = any source on receives).
@@ -142,6 +146,8 @@ class World final : public transport::MessageSink {
   };
   using InflightList = IntrusiveList<Request, &Request::inflight_link>;
 
+  // Registers a communicator of the given world ranks (in rank order) under context id `cid`.
+  int add_comm(uint32_t cid, const std::vector<int>& world_ranks);
   int send_slow(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len,
                 const char* func);
   Request* new_request(ReqType type);

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <exception>
 #include <string>
+#include <vector>
 
 using xmsg::rt::Comm;
 using xmsg::rt::World;
@@ -115,6 +116,47 @@ extern "C" int xmsg_comm_split(xmsg_comm_t comm, int color, int key, xmsg_comm_t
     return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_split: color %d is negative (use XMSG_UNDEFINED to opt out)", color);
   World* w = World::current;
   return w->create_comm(*w->comm(comm), color, key, newcomm, "xmsg_comm_split");
+}
+
+namespace {
+
+// Checks of xmsg_comm_create_group's arguments that need no communication, so a bad call
+// fails at once on the rank that made it (the others may then wait for it, as MPI allows).
+int create_group(xmsg_comm_t comm, int n, const int ranks[], int tag, xmsg_comm_t* newcomm, const char* func,
+                 const char* ranks_name) {
+  int rank = 0, size = 0;
+  if (int rc = xmsgi_check_comm(comm, func, &rank, &size)) return rc;
+  if (!newcomm) return xmsgi_error(XMSG_ERR_ARG, "%s: newcomm is NULL", func);
+  if (n < 1 || n > size)
+    return xmsgi_error(XMSG_ERR_ARG, "%s: n %d out of range [1, %d] (the size of comm)", func, n, size);
+  if (!ranks) return xmsgi_error(XMSG_ERR_ARG, "%s: %s is NULL", func, ranks_name);
+  if (tag < 0 || tag > XMSG_TAG_UB)
+    return xmsgi_error(XMSG_ERR_TAG, "%s: tag %d out of range [0, XMSG_TAG_UB=%d]", func, tag, XMSG_TAG_UB);
+  std::vector<int> seen(static_cast<size_t>(size), -1);  // comm rank -> index in ranks[]
+  for (int i = 0; i < n; ++i) {
+    const int r = ranks[i];
+    if (r < 0 || r >= size)
+      return xmsgi_error(XMSG_ERR_RANK, "%s: %s[%d] = %d out of range [0, %d)", func, ranks_name, i, r, size);
+    if (seen[static_cast<size_t>(r)] >= 0)
+      return xmsgi_error(XMSG_ERR_ARG, "%s: %s[%d] = %d repeats %s[%d]: ranks must be distinct", func, ranks_name, i,
+                         r, ranks_name, seen[static_cast<size_t>(r)]);
+    seen[static_cast<size_t>(r)] = i;
+  }
+  if (seen[static_cast<size_t>(rank)] < 0)
+    return xmsgi_error(XMSG_ERR_RANK, "%s: the calling rank %d is not in %s (only the listed ranks call it)", func,
+                       rank, ranks_name);
+  World* w = World::current;
+  return w->create_group_comm(*w->comm(comm), n, ranks, tag, newcomm, func);
+}
+
+}  // namespace
+
+extern "C" int xmsg_comm_create_group(xmsg_comm_t comm, int n, const int ranks[], int tag, xmsg_comm_t* newcomm) {
+  return create_group(comm, n, ranks, tag, newcomm, "xmsg_comm_create_group", "ranks");
+}
+
+extern "C" int xmsg_comm_create_from_world(int n, const int world_ranks[], int tag, xmsg_comm_t* newcomm) {
+  return create_group(XMSG_COMM_WORLD, n, world_ranks, tag, newcomm, "xmsg_comm_create_from_world", "world_ranks");
 }
 
 extern "C" int xmsg_comm_free(xmsg_comm_t* comm) {

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -273,6 +275,97 @@ TEST(Reduce, EveryOpOverEveryType) {
         ++salt;
         check_reduction(c, info, op, 7, salt % c.size, salt, false);
       });
+    }
+  }
+}
+
+namespace {
+
+// One reduction over a 1-byte character type with values chosen per rank, against C's own
+// arithmetic on that type: SUM adds and converts back (wrapping modulo 256), MIN/MAX compare as
+// the type compares (char as signed or unsigned as the platform's char is). Returns the
+// allreduce result for the caller's literal checks.
+template <class T, size_t N, class Value>
+std::array<T, N> check_char_case(const TestComm& c, xmsg_datatype_t type, const char* name, xmsg_op_t op,
+                                 Value value) {
+  static_assert(sizeof(T) == 1);
+  const std::string label = std::string(op_label(op)) + " over " + name;
+  std::array<T, N> send{}, got{}, at_root{}, want{};
+  for (size_t i = 0; i < N; ++i) {
+    send[i] = static_cast<T>(value(c.rank, i));
+    want[i] = static_cast<T>(value(0, i));
+    for (int r = 1; r < c.size; ++r) {
+      const T v = static_cast<T>(value(r, i));
+      if (op == XMSG_SUM) want[i] = static_cast<T>(want[i] + v);
+      else if (op == XMSG_MAX) want[i] = std::max(want[i], v);
+      else want[i] = std::min(want[i], v);
+    }
+  }
+  EXPECT_TRUE(ok(xmsg_allreduce(send.data(), got.data(), N, type, op, c.handle))) << where(c, label);
+  const int root = c.size - 1;
+  EXPECT_TRUE(ok(xmsg_reduce(send.data(), at_root.data(), N, type, op, root, c.handle))) << where(c, label);
+  for (size_t i = 0; i < N; ++i) {
+    EXPECT_EQ(static_cast<int>(got[i]), static_cast<int>(want[i])) << where(c, "allreduce " + label) << " element " << i;
+    if (c.rank == root) {
+      EXPECT_EQ(static_cast<int>(at_root[i]), static_cast<int>(want[i])) << where(c, "reduce " + label) << " element " << i;
+    }
+  }
+  return got;
+}
+
+}  // namespace
+
+TEST(Reduce, CharTypesAreIntegersThatWrapLikeC) {
+  // XMSG_CHAR, SIGNED_CHAR and UNSIGNED_CHAR take the arithmetic ops (CHAR as MPICH and Open MPI
+  // take MPI_CHAR: OSU's reduce benchmarks use it). Sums of two or more ranks overflow 8 bits.
+  constexpr bool char_signed = std::numeric_limits<char>::is_signed;
+  for (const auto& c : g_comms) {
+    const int n = c.size;
+    // CHAR SUM: 100 from everyone (100 * n wraps), the rank, and -1 from everyone.
+    auto sum = check_char_case<char, 3>(c, XMSG_CHAR, "CHAR", XMSG_SUM, [](int r, size_t i) {
+      return i == 0 ? 100 : i == 1 ? r : -1;
+    });
+    EXPECT_EQ(static_cast<int>(sum[0]), static_cast<int>(static_cast<char>((100 * n) % 256))) << where(c, "CHAR SUM");
+    EXPECT_EQ(static_cast<int>(sum[1]), static_cast<int>(static_cast<char>(n * (n - 1) / 2))) << where(c, "CHAR SUM");
+    EXPECT_EQ(static_cast<int>(sum[2]), static_cast<int>(static_cast<char>(-n))) << where(c, "CHAR SUM");
+    if (n == 3) {
+      EXPECT_EQ(sum[0], 44) << where(c, "CHAR SUM of 100 over 3 ranks is (char)300");
+    }
+    // CHAR MAX: 127 at rank 0 against -128 elsewhere (which of them wins depends on char's
+    // signedness), and rank * 60, which passes 127 from rank 3 on.
+    auto max = check_char_case<char, 2>(c, XMSG_CHAR, "CHAR", XMSG_MAX, [](int r, size_t i) {
+      return i == 0 ? (r == 0 ? 127 : -128) : r * 60;
+    });
+    if (n > 1) {
+      EXPECT_EQ(static_cast<int>(max[0]), char_signed ? 127 : 128) << where(c, "CHAR MAX of 127 and -128");
+    }
+    if (n == 16 && char_signed) {
+      // rank * 60 as a signed char: 0, 60, 120, then 180 -> -76, ...: none above 120.
+      EXPECT_EQ(static_cast<int>(max[1]), 120) << where(c, "CHAR MAX of rank * 60");
+    }
+    check_char_case<char, 2>(c, XMSG_CHAR, "CHAR", XMSG_MIN, [](int r, size_t i) { return i == 0 ? r * 60 : -r; });
+
+    // SIGNED_CHAR: 127 from everyone wraps negative from two ranks on; MAX/MIN at the ends.
+    auto ssum = check_char_case<signed char, 2>(c, XMSG_SIGNED_CHAR, "SIGNED_CHAR", XMSG_SUM,
+                                                [](int r, size_t i) { return i == 0 ? 127 : -100 - r; });
+    if (n == 2) {
+      EXPECT_EQ(ssum[0], -2) << where(c, "SIGNED_CHAR SUM 127 + 127");
+      EXPECT_EQ(ssum[1], 55) << where(c, "SIGNED_CHAR SUM -100 + -101");
+    }
+    auto smax = check_char_case<signed char, 2>(c, XMSG_SIGNED_CHAR, "SIGNED_CHAR", XMSG_MAX,
+                                                [](int r, size_t i) { return i == 0 ? -128 + r : -r; });
+    EXPECT_EQ(smax[0], -128 + (n - 1)) << where(c, "SIGNED_CHAR MAX");
+    EXPECT_EQ(smax[1], 0) << where(c, "SIGNED_CHAR MAX");
+
+    // UNSIGNED_CHAR: 200 from everyone wraps modulo 256; MAX of 255 - rank is 255.
+    auto usum = check_char_case<unsigned char, 1>(c, XMSG_UNSIGNED_CHAR, "UNSIGNED_CHAR", XMSG_SUM,
+                                                  [](int, size_t) { return 200; });
+    EXPECT_EQ(usum[0], (200 * n) % 256) << where(c, "UNSIGNED_CHAR SUM");
+    auto umax = check_char_case<unsigned char, 2>(c, XMSG_UNSIGNED_CHAR, "UNSIGNED_CHAR", XMSG_MAX,
+                                                  [](int r, size_t i) { return i == 0 ? 255 - r : r * 17; });
+    EXPECT_EQ(umax[0], 255) << where(c, "UNSIGNED_CHAR MAX");
+    if (n <= 16) {
+      EXPECT_EQ(umax[1], (n - 1) * 17) << where(c, "UNSIGNED_CHAR MAX");
     }
   }
 }
@@ -760,7 +853,7 @@ TEST(Errors, EachBadArgumentIsNamed) {
   expect_error(xmsg_allreduce(x, y, 1, XMSG_FLOAT, XMSG_BAND, W), XMSG_ERR_OP, "XMSG_BAND", "allreduce BAND over FLOAT");
   expect_error(xmsg_allreduce(x, y, 1, XMSG_INT, XMSG_OP_NULL, W), XMSG_ERR_OP, "XMSG_OP_NULL", "allreduce OP_NULL");
   expect_error(xmsg_allreduce(x, y, 1, XMSG_INT, 4242, W), XMSG_ERR_OP, "op 4242", "allreduce unknown op");
-  expect_error(xmsg_allreduce(x, y, 1, XMSG_CHAR, XMSG_MAX, W), XMSG_ERR_OP, "XMSG_CHAR", "allreduce MAX over CHAR");
+  expect_error(xmsg_allreduce(x, y, 1, XMSG_CHAR, XMSG_MAXLOC, W), XMSG_ERR_OP, "XMSG_MAXLOC is not defined for datatype XMSG_CHAR", "allreduce MAXLOC over CHAR");
   expect_error(xmsg_allreduce(nullptr, y, 1, XMSG_INT, XMSG_SUM, W), XMSG_ERR_BUFFER, "sendbuf", "allreduce NULL sendbuf");
   expect_error(xmsg_allreduce(x, XMSG_IN_PLACE, 1, XMSG_INT, XMSG_SUM, W), XMSG_ERR_BUFFER, "recvbuf", "allreduce recvbuf in place");
   expect_error(xmsg_reduce(x, y, -1, XMSG_INT, XMSG_SUM, 0, W), XMSG_ERR_COUNT, "count -1", "reduce negative count");

@@ -166,6 +166,48 @@ TEST_F(OptionsTest, BadTimeout) {
   EXPECT_EQ(parse({"-n", "1", "--timeout", "soon", "prog"}).kind, ParseOutcome::Kind::Error);
 }
 
+TEST_F(OptionsTest, MpiexecTimeoutStandsInForTimeout) {
+  auto plain = parse({"-n", "1", "prog"});
+  ASSERT_EQ(plain.kind, ParseOutcome::Kind::Run) << plain.message;
+  EXPECT_EQ(plain.options.timeout_seconds, 0);
+  EXPECT_EQ(plain.options.timeout_from, "");
+
+  env_["MPIEXEC_TIMEOUT"] = "7";
+  auto r = parse({"-n", "1", "prog"});
+  ASSERT_EQ(r.kind, ParseOutcome::Kind::Run) << r.message;
+  EXPECT_DOUBLE_EQ(r.options.timeout_seconds, 7);
+  EXPECT_EQ(r.options.timeout_from, "MPIEXEC_TIMEOUT");
+  env_["MPIEXEC_TIMEOUT"] = "2147483647";
+  r = parse({"-n", "1", "prog"});
+  ASSERT_EQ(r.kind, ParseOutcome::Kind::Run) << r.message;
+  EXPECT_DOUBLE_EQ(r.options.timeout_seconds, 2147483647.0);
+
+  // An explicit --timeout wins, and the variable is then not read (even a bad one).
+  for (const char* v : {"7", "soon"}) {
+    env_["MPIEXEC_TIMEOUT"] = v;
+    r = parse({"-n", "1", "--timeout", "2.5", "prog"});
+    ASSERT_EQ(r.kind, ParseOutcome::Kind::Run) << v << ": " << r.message;
+    EXPECT_DOUBLE_EQ(r.options.timeout_seconds, 2.5) << v;
+    EXPECT_EQ(r.options.timeout_from, "--timeout") << v;
+  }
+  // Empty counts as unset.
+  env_["MPIEXEC_TIMEOUT"] = "";
+  r = parse({"-n", "1", "prog"});
+  ASSERT_EQ(r.kind, ParseOutcome::Kind::Run) << r.message;
+  EXPECT_EQ(r.options.timeout_seconds, 0);
+}
+
+TEST_F(OptionsTest, BadMpiexecTimeoutIsAnErrorNamingIt) {
+  for (const char* v : {"0", "-5", "+5", "2.5", "10s", "soon", " 5", "5 ", "0x10", "2147483648", "99999999999999999999"}) {
+    env_["MPIEXEC_TIMEOUT"] = v;
+    auto r = parse({"-n", "1", "prog"});
+    EXPECT_EQ(r.kind, ParseOutcome::Kind::Error) << "MPIEXEC_TIMEOUT='" << v << "'";
+    EXPECT_NE(r.message.find(std::string("MPIEXEC_TIMEOUT='") + v + "' is not a positive whole number of seconds"),
+              std::string::npos)
+        << r.message;
+  }
+}
+
 TEST_F(OptionsTest, Help) {
   auto r = parse({"--help"});
   EXPECT_EQ(r.kind, ParseOutcome::Kind::Help);

@@ -347,6 +347,25 @@ TEST(JobControl, TimeoutEndsTheJob) {
   expect_no_leftovers(r.out);
 }
 
+TEST(JobControl, MpiexecTimeoutEndsTheJobLikeTimeout) {
+  // Ranks that would sleep for days; MPIEXEC_TIMEOUT alone ends them.
+  Result r = run({"-n", "2", JOB_ACTIONS, "sleep", "1000000"}, {"MPIEXEC_TIMEOUT=2"});
+  EXPECT_EQ(r.status, 124) << r.err;
+  EXPECT_NE(r.err.find("xmsgrun: job timed out after 2 s (MPIEXEC_TIMEOUT); ending it"), std::string::npos) << r.err;
+  EXPECT_EQ(ranks_in(r.out).size(), 2u) << r.out;
+  expect_no_leftovers(r.out);
+}
+
+TEST(JobControl, ExplicitTimeoutWinsOverMpiexecTimeout) {
+  // A long or even malformed MPIEXEC_TIMEOUT is not read when --timeout is given.
+  for (const char* env : {"MPIEXEC_TIMEOUT=3600", "MPIEXEC_TIMEOUT=soon"}) {
+    Result r = run({"-n", "1", "--timeout", "2", JOB_ACTIONS, "sleep", "1000000"}, {env});
+    EXPECT_EQ(r.status, 124) << env << ": " << r.err;
+    EXPECT_NE(r.err.find("timed out after 2 s (--timeout)"), std::string::npos) << env << ": " << r.err;
+    expect_no_leftovers(r.out);
+  }
+}
+
 TEST(JobControl, TerminateIsForwardedToRanks) {
   Launch l({"-n", "3", "--nodes", "2", JOB_ACTIONS, "sleep", "60"});
   ASSERT_TRUE(l.read_until([](const std::string& o) { return ranks_in(o).size() == 3; }, 20000))
@@ -611,6 +630,18 @@ TEST(BadUse, RankCountMissingOrBelowOneExitsTwo) {
   Result zero = run({"-n", "0", JOB_ACTIONS, "sleep", "0"});
   EXPECT_EQ(zero.status, 2);
   EXPECT_NE(zero.err.find("-n must be >= 1"), std::string::npos) << zero.err;
+}
+
+TEST(BadUse, BadMpiexecTimeoutExitsTwoNamingIt) {
+  for (const char* value : {"soon", "0", "-3", "2.5"}) {
+    Result r = run({"-n", "2", JOB_ACTIONS, "sleep", "1000000"}, {std::string("MPIEXEC_TIMEOUT=") + value});
+    EXPECT_EQ(r.status, 2) << value << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("xmsgrun: MPIEXEC_TIMEOUT='") + value +
+                         "' is not a positive whole number of seconds"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << "no rank may start: " << r.out;
+  }
 }
 
 TEST(BadUse, UnknownOptionExitsTwoWithUsage) {
