@@ -98,6 +98,10 @@ typedef void xmsg_user_function(const void* in, void* inout, int64_t count, xmsg
                                 void* user_data);
 int xmsg_op_create(xmsg_user_function* function, int commute, void* user_data, xmsg_op_t* op);
 int xmsg_op_free(xmsg_op_t* op);
+/* *commute = 1 when `op` (built-in or created) is commutative. */
+int xmsg_op_commutative(xmsg_op_t op, int* commute);
+/* Local: inout[i] = in[i] (op) inout[i] for i < count, as the reductions apply `op`. */
+int xmsg_reduce_local(const void* in, void* inout, int64_t count, xmsg_datatype_t datatype, xmsg_op_t op);
 
 /* ---- job ------------------------------------------------------------------------------- */
 int xmsg_init(int* argc, char*** argv);

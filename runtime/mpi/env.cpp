@@ -110,6 +110,9 @@ const char* class_text(int code) {
 
 // Runs the handler of `comm` for `code`; `message` is what a fatal handler prints.
 int invoke(int code, MPI_Comm comm, const char* message) {
+  // An error on a handle that is not a communicator goes to MPI_COMM_WORLD's handler.
+  int size = 0;
+  if (comm != MPI_COMM_WORLD && xmsg_comm_size(comm, &size) != MPI_SUCCESS) comm = MPI_COMM_WORLD;
   MPI_Errhandler eh = errhandler_of(comm);
   if (eh == MPI_ERRORS_RETURN) return code;
   auto& table = errhandlers();

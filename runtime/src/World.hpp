@@ -109,11 +109,16 @@ class World final : public transport::MessageSink {
     unsigned spins = 0;
     void reset() { spins = 0; }
     // No pause instruction at first: it costs ~100 cycles of reaction time on the fast path.
+    // A waiter with nothing to do also moves on what the layer above runs (the MPI layer's
+    // collective schedules) while it has any: see xmsgi_set_idle_hook.
     void pause(const World& w) {
+      if (idle_hook) [[unlikely]] idle_hook();
       if (++spins > w.spin_limit_) sched_yield();
       else if (spins > 1024) cpu_relax();
     }
   };
+
+  static inline void (*idle_hook)() = nullptr;
 
   bool peer_dead(int world_rank) const { return dead_[world_rank]; }
   const std::string& dead_reason(int world_rank) const { return dead_reason_[world_rank]; }

@@ -204,6 +204,8 @@ int xmsgi_comm_context(xmsg_comm_t comm, uint32_t* context) {
   return XMSG_SUCCESS;
 }
 
+void xmsgi_set_idle_hook(void (*hook)(void)) { World::idle_hook = hook; }
+
 void xmsgi_idle(unsigned* spins) {
   if (!World::current) return;
   World::Idle idle{*spins};

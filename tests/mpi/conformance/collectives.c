@@ -1,0 +1,335 @@
+/* Conformance, MPI-3.1 chapter 5 (and MPI-4.0 persistent collectives): every collective in its
+ * blocking, non-blocking and persistent form, every value checked, MPI_IN_PLACE where MPI
+ * allows it, several non-blocking collectives in flight at once with point-to-point traffic
+ * between them, arithmetic on MPI_CHAR, user ops (commutative and not), and argument errors. */
+#include "conformance.h"
+
+static int rank, size;
+
+/* The value rank r contributes at index i. */
+static int val(int r, int i) { return r * 1000 + i; }
+
+enum Form { BLOCKING, NONBLOCKING, PERSISTENT };
+static const char* form_name[] = {"blocking", "non-blocking", "persistent"};
+
+/* Runs a collective in the given form after `reset` set its buffers; the persistent form is
+ * started twice, each time after `reset`. */
+#define RUN(form, blocking_call, nb_call, init_call, reset)                        \
+  do {                                                                             \
+    MPI_Request req_ = MPI_REQUEST_NULL;                                           \
+    if ((form) == BLOCKING) {                                                      \
+      reset;                                                                       \
+      CHECK_MPI(blocking_call);                                                    \
+    } else if ((form) == NONBLOCKING) {                                            \
+      reset;                                                                       \
+      CHECK_MPI(nb_call);                                                          \
+      CHECK_MPI(MPI_Wait(&req_, MPI_STATUS_IGNORE));                               \
+    } else {                                                                       \
+      CHECK_MPI(init_call);                                                        \
+      for (int round_ = 0; round_ < 2; ++round_) {                                 \
+        reset;                                                                     \
+        CHECK_MPI(MPI_Start(&req_));                                               \
+        CHECK_MPI(MPI_Wait(&req_, MPI_STATUS_IGNORE));                             \
+      }                                                                            \
+      CHECK_MPI(MPI_Request_free(&req_));                                          \
+    }                                                                              \
+  } while (0)
+
+static void test_barrier_bcast(enum Form f) {
+  RUN(f, MPI_Barrier(MPI_COMM_WORLD), MPI_Ibarrier(MPI_COMM_WORLD, &req_),
+      MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req_), (void)0);
+  for (int root = 0; root < size; ++root) {
+    int buf[100];
+    RUN(f, MPI_Bcast(buf, 100, MPI_INT, root, MPI_COMM_WORLD), MPI_Ibcast(buf, 100, MPI_INT, root, MPI_COMM_WORLD, &req_),
+        MPI_Bcast_init(buf, 100, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+        for (int i = 0; i < 100; ++i) buf[i] = rank == root ? val(root, i) : -1);
+    for (int i = 0; i < 100; ++i)
+      CHECK(rank == root || buf[i] == val(root, i), "%s bcast root %d element %d = %d", form_name[f], root, i, buf[i]);
+  }
+}
+
+static void test_reductions(enum Form f) {
+  int in[10], out[10];
+  for (int root = 0; root < size; ++root) {
+    for (int i = 0; i < 10; ++i) in[i] = val(rank, i);
+    RUN(f, MPI_Reduce(in, out, 10, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD),
+        MPI_Ireduce(in, out, 10, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &req_),
+        MPI_Reduce_init(in, out, 10, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+        for (int i = 0; i < 10; ++i) out[i] = -1);
+    if (rank == root)
+      for (int i = 0; i < 10; ++i) {
+        int want = 0;
+        for (int r = 0; r < size; ++r) want += val(r, i);
+        CHECK(out[i] == want, "%s reduce root %d element %d = %d, want %d", form_name[f], root, i, out[i], want);
+      }
+  }
+  for (int i = 0; i < 10; ++i) in[i] = val(rank, i);
+  RUN(f, MPI_Allreduce(in, out, 10, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+      MPI_Iallreduce(in, out, 10, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req_),
+      MPI_Allreduce_init(in, out, 10, MPI_INT, MPI_MAX, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int i = 0; i < 10; ++i) out[i] = -1);
+  for (int i = 0; i < 10; ++i) CHECK(out[i] == val(size - 1, i), "%s allreduce max %d = %d", form_name[f], i, out[i]);
+
+  /* scan and exscan */
+  int one = rank + 1, prefix = -1;
+  RUN(f, MPI_Scan(&one, &prefix, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+      MPI_Iscan(&one, &prefix, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req_),
+      MPI_Scan_init(&one, &prefix, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req_), prefix = -1);
+  CHECK(prefix == (rank + 1) * (rank + 2) / 2, "%s scan = %d", form_name[f], prefix);
+  prefix = -7;
+  RUN(f, MPI_Exscan(&one, &prefix, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+      MPI_Iexscan(&one, &prefix, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req_),
+      MPI_Exscan_init(&one, &prefix, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req_), prefix = -7);
+  if (rank > 0) CHECK(prefix == rank * (rank + 1) / 2, "%s exscan = %d", form_name[f], prefix);
+
+  /* reduce_scatter_block and reduce_scatter (rank r gets r+1 elements) */
+  int* big = malloc(sizeof(int) * (size_t)(size * (size + 1)));
+  int* part = malloc(sizeof(int) * (size_t)(size + 1));
+  int* counts = malloc(sizeof(int) * (size_t)size);
+  for (int i = 0; i < size * (size + 1); ++i) big[i] = val(rank, i);
+  RUN(f, MPI_Reduce_scatter_block(big, part, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+      MPI_Ireduce_scatter_block(big, part, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req_),
+      MPI_Reduce_scatter_block_init(big, part, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      part[0] = part[1] = -1);
+  for (int k = 0; k < 2; ++k) {
+    int want = 0;
+    for (int r = 0; r < size; ++r) want += val(r, rank * 2 + k);
+    CHECK(part[k] == want, "%s reduce_scatter_block %d = %d, want %d", form_name[f], k, part[k], want);
+  }
+  int offset = 0;
+  for (int r = 0; r < size; ++r) {
+    counts[r] = r + 1;
+    if (r < rank) offset += r + 1;
+  }
+  RUN(f, MPI_Reduce_scatter(big, part, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+      MPI_Ireduce_scatter(big, part, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req_),
+      MPI_Reduce_scatter_init(big, part, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int k = 0; k <= rank; ++k) part[k] = -1);
+  for (int k = 0; k <= rank; ++k) {
+    int want = 0;
+    for (int r = 0; r < size; ++r) want += val(r, offset + k);
+    CHECK(part[k] == want, "%s reduce_scatter %d = %d, want %d", form_name[f], k, part[k], want);
+  }
+  free(big);
+  free(part);
+  free(counts);
+}
+
+static void test_gather_family(enum Form f) {
+  int n = size;
+  int mine[3] = {val(rank, 0), val(rank, 1), val(rank, 2)};
+  int* all = malloc(sizeof(int) * (size_t)(3 * n));
+  int* counts = malloc(sizeof(int) * (size_t)n);
+  int* displs = malloc(sizeof(int) * (size_t)n);
+  for (int r = 0; r < n; ++r) {
+    counts[r] = 3;
+    displs[r] = 3 * (n - 1 - r); /* reversed placement */
+  }
+  for (int root = 0; root < n; ++root) {
+    RUN(f, MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, root, MPI_COMM_WORLD),
+        MPI_Igather(mine, 3, MPI_INT, all, 3, MPI_INT, root, MPI_COMM_WORLD, &req_),
+        MPI_Gather_init(mine, 3, MPI_INT, all, 3, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+        for (int i = 0; i < 3 * n; ++i) all[i] = -1);
+    if (rank == root)
+      for (int r = 0; r < n; ++r)
+        for (int k = 0; k < 3; ++k)
+          CHECK(all[3 * r + k] == val(r, k), "%s gather root %d [%d][%d] = %d", form_name[f], root, r, k, all[3 * r + k]);
+    RUN(f, MPI_Gatherv(mine, 3, MPI_INT, all, counts, displs, MPI_INT, root, MPI_COMM_WORLD),
+        MPI_Igatherv(mine, 3, MPI_INT, all, counts, displs, MPI_INT, root, MPI_COMM_WORLD, &req_),
+        MPI_Gatherv_init(mine, 3, MPI_INT, all, counts, displs, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+        for (int i = 0; i < 3 * n; ++i) all[i] = -1);
+    if (rank == root)
+      for (int r = 0; r < n; ++r)
+        for (int k = 0; k < 3; ++k)
+          CHECK(all[displs[r] + k] == val(r, k), "%s gatherv root %d [%d][%d]", form_name[f], root, r, k);
+    /* scatter / scatterv: the root's table, block r for rank r */
+    int got[3];
+    if (rank == root)
+      for (int r = 0; r < n; ++r)
+        for (int k = 0; k < 3; ++k) all[3 * r + k] = val(r + 7, k);
+    RUN(f, MPI_Scatter(all, 3, MPI_INT, got, 3, MPI_INT, root, MPI_COMM_WORLD),
+        MPI_Iscatter(all, 3, MPI_INT, got, 3, MPI_INT, root, MPI_COMM_WORLD, &req_),
+        MPI_Scatter_init(all, 3, MPI_INT, got, 3, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+        got[0] = got[1] = got[2] = -1);
+    for (int k = 0; k < 3; ++k) CHECK(got[k] == val(rank + 7, k), "%s scatter root %d [%d] = %d", form_name[f], root, k, got[k]);
+    if (rank == root)
+      for (int r = 0; r < n; ++r)
+        for (int k = 0; k < 3; ++k) all[displs[r] + k] = val(r + 9, k);
+    RUN(f, MPI_Scatterv(all, counts, displs, MPI_INT, got, 3, MPI_INT, root, MPI_COMM_WORLD),
+        MPI_Iscatterv(all, counts, displs, MPI_INT, got, 3, MPI_INT, root, MPI_COMM_WORLD, &req_),
+        MPI_Scatterv_init(all, counts, displs, MPI_INT, got, 3, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+        got[0] = got[1] = got[2] = -1);
+    for (int k = 0; k < 3; ++k) CHECK(got[k] == val(rank + 9, k), "%s scatterv root %d [%d]", form_name[f], root, k);
+  }
+  RUN(f, MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, MPI_COMM_WORLD),
+      MPI_Iallgather(mine, 3, MPI_INT, all, 3, MPI_INT, MPI_COMM_WORLD, &req_),
+      MPI_Allgather_init(mine, 3, MPI_INT, all, 3, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int i = 0; i < 3 * n; ++i) all[i] = -1);
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < 3; ++k) CHECK(all[3 * r + k] == val(r, k), "%s allgather [%d][%d]", form_name[f], r, k);
+  RUN(f, MPI_Allgatherv(mine, 3, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD),
+      MPI_Iallgatherv(mine, 3, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD, &req_),
+      MPI_Allgatherv_init(mine, 3, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int i = 0; i < 3 * n; ++i) all[i] = -1);
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < 3; ++k) CHECK(all[displs[r] + k] == val(r, k), "%s allgatherv [%d][%d]", form_name[f], r, k);
+  /* in place: each rank's block already sits in the receive buffer */
+  for (int i = 0; i < 3 * n; ++i) all[i] = i / 3 == rank ? val(rank, i % 3) : -1;
+  RUN(f, MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 3, MPI_INT, MPI_COMM_WORLD),
+      MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 3, MPI_INT, MPI_COMM_WORLD, &req_),
+      MPI_Allgather_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 3, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      (void)0);
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < 3; ++k) CHECK(all[3 * r + k] == val(r, k), "%s allgather in place [%d][%d]", form_name[f], r, k);
+  free(all);
+  free(counts);
+  free(displs);
+}
+
+static void test_alltoall_family(enum Form f) {
+  int n = size;
+  int* out = malloc(sizeof(int) * (size_t)(2 * n));
+  int* in = malloc(sizeof(int) * (size_t)(2 * n));
+  int* sc = malloc(sizeof(int) * (size_t)n);
+  int* sd = malloc(sizeof(int) * (size_t)n);
+  int* rc = malloc(sizeof(int) * (size_t)n);
+  int* rd = malloc(sizeof(int) * (size_t)n);
+  MPI_Datatype* types = malloc(sizeof(MPI_Datatype) * (size_t)n);
+  for (int r = 0; r < n; ++r) {
+    out[2 * r] = val(rank, 2 * r);
+    out[2 * r + 1] = val(rank, 2 * r + 1);
+    sc[r] = rc[r] = 2;
+    sd[r] = 2 * r;
+    rd[r] = 2 * (n - 1 - r);
+    types[r] = MPI_INT;
+  }
+  RUN(f, MPI_Alltoall(out, 2, MPI_INT, in, 2, MPI_INT, MPI_COMM_WORLD),
+      MPI_Ialltoall(out, 2, MPI_INT, in, 2, MPI_INT, MPI_COMM_WORLD, &req_),
+      MPI_Alltoall_init(out, 2, MPI_INT, in, 2, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int i = 0; i < 2 * n; ++i) in[i] = -1);
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < 2; ++k)
+      CHECK(in[2 * r + k] == val(r, 2 * rank + k), "%s alltoall [%d][%d] = %d", form_name[f], r, k, in[2 * r + k]);
+  RUN(f, MPI_Alltoallv(out, sc, sd, MPI_INT, in, rc, rd, MPI_INT, MPI_COMM_WORLD),
+      MPI_Ialltoallv(out, sc, sd, MPI_INT, in, rc, rd, MPI_INT, MPI_COMM_WORLD, &req_),
+      MPI_Alltoallv_init(out, sc, sd, MPI_INT, in, rc, rd, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int i = 0; i < 2 * n; ++i) in[i] = -1);
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < 2; ++k) CHECK(in[rd[r] + k] == val(r, 2 * rank + k), "%s alltoallv [%d][%d]", form_name[f], r, k);
+  /* alltoallw: displacements in bytes */
+  for (int r = 0; r < n; ++r) {
+    sd[r] *= (int)sizeof(int);
+    rd[r] *= (int)sizeof(int);
+  }
+  RUN(f, MPI_Alltoallw(out, sc, sd, types, in, rc, rd, types, MPI_COMM_WORLD),
+      MPI_Ialltoallw(out, sc, sd, types, in, rc, rd, types, MPI_COMM_WORLD, &req_),
+      MPI_Alltoallw_init(out, sc, sd, types, in, rc, rd, types, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int i = 0; i < 2 * n; ++i) in[i] = -1);
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < 2; ++k)
+      CHECK(in[rd[r] / (int)sizeof(int) + k] == val(r, 2 * rank + k), "%s alltoallw [%d][%d]", form_name[f], r, k);
+  free(out);
+  free(in);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+  free(types);
+}
+
+/* Several non-blocking collectives in flight together, with point-to-point traffic between
+ * them, completed in an order unlike the one they started in. */
+static void test_overlap(void) {
+  int a = rank, b = 0;
+  int* c = calloc((size_t)size, sizeof(int));
+  int token = -1;
+  MPI_Request reqs[4];
+  CHECK_MPI(MPI_Iallreduce(&a, &b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[0]));
+  CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[1]));
+  int root_value = rank == 0 ? 4242 : 0;
+  CHECK_MPI(MPI_Ibcast(&root_value, 1, MPI_INT, 0, MPI_COMM_WORLD, &reqs[2]));
+  CHECK_MPI(MPI_Irecv(&token, 1, MPI_INT, (rank + size - 1) % size, 5, MPI_COMM_WORLD, &reqs[3]));
+  CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, (rank + 1) % size, 5, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Allgather(&rank, 1, MPI_INT, c, 1, MPI_INT, MPI_COMM_WORLD));
+  int index = -1;
+  for (int k = 0; k < 4; ++k) CHECK_MPI(MPI_Waitany(4, reqs, &index, MPI_STATUS_IGNORE));
+  CHECK(b == size * (size - 1) / 2, "overlapped allreduce = %d", b);
+  CHECK(root_value == 4242, "overlapped bcast = %d", root_value);
+  CHECK(token == (rank + size - 1) % size, "p2p between collectives = %d", token);
+  for (int r = 0; r < size; ++r) CHECK(c[r] == r, "blocking allgather between them [%d] = %d", r, c[r]);
+  free(c);
+}
+
+/* Concatenation of decimal digits, (value, digits) pairs: associative, not commutative. */
+static void concat(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  int* a = in;
+  int* b = inout;
+  for (int i = 0; i < *len; ++i) {
+    int scale = 1;
+    for (int k = 0; k < b[2 * i + 1]; ++k) scale *= 10;
+    b[2 * i] = a[2 * i] * scale + b[2 * i];
+    b[2 * i + 1] += a[2 * i + 1];
+  }
+}
+
+static void test_ops(void) {
+  /* MPI_SUM on MPI_CHAR, as Open MPI and MPICH accept it (OSU's default type). */
+  char ch = 1, chsum = 0;
+  CHECK_MPI(MPI_Allreduce(&ch, &chsum, 1, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(chsum == (char)size, "char sum = %d", chsum);
+  /* A non-commutative user op combines in rank order: ((r0 op r1) op r2) ... */
+  MPI_Op op;
+  CHECK_MPI(MPI_Op_create(concat, 0, &op));
+  int commute = 1;
+  CHECK_MPI(MPI_Op_commutative(op, &commute));
+  CHECK(commute == 0, "op_commutative");
+  CHECK_MPI(MPI_Op_commutative(MPI_SUM, &commute));
+  CHECK(commute == 1, "MPI_SUM commutes");
+  int digit[2] = {rank % 10, 1}, result[2] = {-1, -1};
+  int want = 0;
+  for (int k = 0; k < size; ++k) want = want * 10 + k % 10;
+  MPI_Request r;
+  CHECK_MPI(MPI_Iallreduce(digit, result, 1, MPI_2INT, op, MPI_COMM_WORLD, &r));
+  CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  if (size <= 8) CHECK(result[0] == want && result[1] == size, "non-commutative iallreduce = %d, want %d", result[0], want);
+  result[0] = -1;
+  CHECK_MPI(MPI_Allreduce(digit, result, 1, MPI_2INT, op, MPI_COMM_WORLD));
+  if (size <= 8) CHECK(result[0] == want, "non-commutative allreduce = %d, want %d", result[0], want);
+  result[0] = -1;
+  CHECK_MPI(MPI_Reduce(digit, result, 1, MPI_2INT, op, size - 1, MPI_COMM_WORLD));
+  if (size <= 8 && rank == size - 1) CHECK(result[0] == want, "non-commutative reduce to the last rank = %d", result[0]);
+  int x[3] = {1, 2, 3}, y[3] = {10, 20, 30};
+  CHECK_MPI(MPI_Reduce_local(x, y, 3, MPI_INT, MPI_SUM));
+  CHECK(y[0] == 11 && y[1] == 22 && y[2] == 33, "reduce_local %d %d %d", y[0], y[1], y[2]);
+  CHECK_MPI(MPI_Op_free(&op));
+  CHECK(op == MPI_OP_NULL, "op freed");
+}
+
+static void test_errors(void) {
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int x = 0, y = 0;
+  MPI_Request r;
+  CHECK(MPI_Ibcast(&x, 1, MPI_INT, size, MPI_COMM_WORLD, &r) == MPI_ERR_ROOT, "ibcast bad root");
+  CHECK(MPI_Iallreduce(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r) == MPI_ERR_COUNT, "iallreduce negative count");
+  CHECK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, &r) == MPI_ERR_OP, "iallreduce MPI_OP_NULL");
+  CHECK(MPI_Ibarrier((MPI_Comm)555, &r) == MPI_ERR_COMM, "ibarrier bad comm");
+  CHECK(MPI_Scan(&x, &y, 1, (MPI_Datatype)4444, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_TYPE, "scan bad type");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int f = BLOCKING; f <= PERSISTENT; ++f) {
+    test_barrier_bcast((enum Form)f);
+    test_reductions((enum Form)f);
+    test_gather_family((enum Form)f);
+    test_alltoall_family((enum Form)f);
+  }
+  test_overlap();
+  test_ops();
+  test_errors();
+  return FINISH("collectives");
+}
