@@ -724,15 +724,17 @@ XMSG_MPI_API(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbo
 XMSG_MPI_API(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
 XMSG_MPI_API(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank))
 XMSG_MPI_API(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                                      const int destinations[], const int weights[], MPI_Info info, int reorder,
+                                      const int destinations[], const int* weights, MPI_Info info, int reorder,
                                       MPI_Comm* comm_dist_graph))
 XMSG_MPI_API(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[],
-                                               const int sourceweights[], int outdegree, const int destinations[],
-                                               const int destweights[], MPI_Info info, int reorder,
+                                               const int* sourceweights, int outdegree, const int destinations[],
+                                               const int* destweights, MPI_Info info, int reorder,
                                                MPI_Comm* comm_dist_graph))
 XMSG_MPI_API(int, Dist_graph_neighbors_count, (MPI_Comm comm, int* indegree, int* outdegree, int* weighted))
-XMSG_MPI_API(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
-                                         int maxoutdegree, int destinations[], int destweights[]))
+/* Weight arguments are pointers, not arrays: they may be MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY,
+ * which compilers would otherwise warn about reading as arrays. */
+XMSG_MPI_API(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int* sourceweights,
+                                         int maxoutdegree, int destinations[], int* destweights))
 XMSG_MPI_API(int, Topo_test, (MPI_Comm comm, int* status))
 XMSG_MPI_API(int, Neighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
