@@ -14,10 +14,18 @@ void register_user_function(MPI_Op op, MPI_User_function* fn);
 
 namespace {
 
-int check_comm_for(MPI_Comm comm, const char* func, int* rank, int* size) {
-  if (is_inter(comm)) return fail(MPI_ERR_COMM, func, comm, "intercommunicator collectives are not implemented yet");
-  return check_intra(comm, func, rank, size);
+int check_comm_for(MPI_Comm comm, const char* func, int* rank, int* size) { return check_intra(comm, func, rank, size); }
+
+// Intercommunicator collectives run their non-blocking form to completion.
+int finish(int code, MPI_Request* request) {
+  if (code != MPI_SUCCESS) return code;
+  return PMPI_Wait(request, MPI_STATUS_IGNORE);
 }
+#define XMSG_INTER(call)                        \
+  if (is_inter(comm)) {                         \
+    MPI_Request inter_request = MPI_REQUEST_NULL; \
+    return finish(call, &inter_request);        \
+  }
 
 // When the views were built without a copy, the C API gets the caller's own pointer and count.
 int64_t bytes_of(int64_t count, const Type* t) { return count * t->size; }
@@ -67,6 +75,7 @@ using namespace xmsg::mpi;
 extern "C" {
 
 int PMPI_Barrier(MPI_Comm comm) {
+  XMSG_INTER(PMPI_Ibarrier(comm, &inter_request))
   if (!is_inter(comm)) return handle(xmsg_barrier(comm), "MPI_Barrier", comm);
   int rank = 0, size = 0;
   if (int e = check_comm_for(comm, "MPI_Barrier", &rank, &size)) return e;
@@ -77,6 +86,7 @@ int PMPI_Barrier(MPI_Comm comm) {
 XMSG_MPI_ALIAS(Barrier)
 
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Ibcast(buffer, count, datatype, root, comm, &inter_request))
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_bcast(buffer, count, datatype, root, comm), "MPI_Bcast", comm);
   int rank = 0, size = 0;
@@ -96,6 +106,7 @@ XMSG_MPI_ALIAS(Bcast)
 
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm) {
+  XMSG_INTER(PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &inter_request))
   const bool user_op = user_function_of(op) != nullptr;
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm), "MPI_Reduce", comm);
@@ -124,6 +135,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 XMSG_MPI_ALIAS(Reduce)
 
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &inter_request))
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_allreduce(sendbuf, recvbuf, count, datatype, op, comm), "MPI_Allreduce", comm);
   int rank = 0, size = 0;
@@ -149,8 +161,8 @@ XMSG_MPI_ALIAS(Allreduce)
 
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
-  if (is_inter(comm)) return check_comm_for(comm, "MPI_Gather", &rank, &size);
   if (is_xmsg_type(sendtype) && is_xmsg_type(recvtype))
     return handle(xmsg_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), "MPI_Gather",
                   comm);
@@ -179,6 +191,7 @@ XMSG_MPI_ALIAS(Gather)
 
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
   if (int e = check_comm_for(comm, "MPI_Gatherv", &rank, &size)) return e;
   if (int e = check_root(root, size, "MPI_Gatherv", comm)) return e;
@@ -214,8 +227,8 @@ XMSG_MPI_ALIAS(Gatherv)
 
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
-  if (is_inter(comm)) return check_comm_for(comm, "MPI_Scatter", &rank, &size);
   if (is_xmsg_type(sendtype) && is_xmsg_type(recvtype))
     return handle(xmsg_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
                   "MPI_Scatter", comm);
@@ -244,6 +257,7 @@ XMSG_MPI_ALIAS(Scatter)
 
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
   if (int e = check_comm_for(comm, "MPI_Scatterv", &rank, &size)) return e;
   if (int e = check_root(root, size, "MPI_Scatterv", comm)) return e;
@@ -280,8 +294,8 @@ XMSG_MPI_ALIAS(Scatterv)
 
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
-  if (is_inter(comm)) return check_comm_for(comm, "MPI_Allgather", &rank, &size);
   if ((is_xmsg_type(sendtype) || sendbuf == MPI_IN_PLACE) && is_xmsg_type(recvtype))
     return handle(xmsg_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), "MPI_Allgather",
                   comm);
@@ -307,6 +321,7 @@ XMSG_MPI_ALIAS(Allgather)
 
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
   if (int e = check_comm_for(comm, "MPI_Allgatherv", &rank, &size)) return e;
   const Type* rt = nullptr;
@@ -338,8 +353,8 @@ XMSG_MPI_ALIAS(Allgatherv)
 
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
-  if (is_inter(comm)) return check_comm_for(comm, "MPI_Alltoall", &rank, &size);
   if ((is_xmsg_type(sendtype) || sendbuf == MPI_IN_PLACE) && is_xmsg_type(recvtype))
     return handle(xmsg_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), "MPI_Alltoall",
                   comm);
@@ -370,6 +385,7 @@ XMSG_MPI_ALIAS(Alltoall)
 
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_INTER(PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
   if (int e = check_comm_for(comm, "MPI_Alltoallv", &rank, &size)) return e;
   const bool in_place = sendbuf == MPI_IN_PLACE;

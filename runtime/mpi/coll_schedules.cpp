@@ -427,3 +427,205 @@ int build_scan(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI_D
 }
 
 }  // namespace xmsg::mpi
+
+// ---- intercommunicators (MPI-3.1 5.2.2): data moves between the two groups ----------------------
+// Each builder talks to the remote group directly (union ranks remote_offset + j); rooted
+// collectives follow MPI's convention: the root passes MPI_ROOT, the rest of its group
+// MPI_PROC_NULL, the other group the root's rank in the remote group.
+namespace xmsg::mpi {
+namespace {
+
+struct Sides {
+  int local_rank, local_size, remote_size, remote_offset;
+  explicit Sides(const Schedule& s) {
+    const CommState* st = state_of(s.comm());
+    local_rank = s.rank() - st->local_offset;
+    local_size = st->local_size;
+    remote_size = st->remote_size;
+    remote_offset = st->remote_offset;
+  }
+  int remote(int j) const { return remote_offset + j; }
+};
+
+// Receives one packed operand from every remote rank and reduces them in remote rank order
+// into a buffer of this schedule (ready after the returned round).
+char* reduce_remote_contributions(Schedule& s, const Sides& g, int64_t count, const Type* t, MPI_Datatype type,
+                                  MPI_Op op) {
+  const int64_t bytes = count * t->size;
+  std::vector<char*> parts;
+  for (int j = 0; j < g.remote_size; ++j) {
+    parts.push_back(s.scratch(bytes));
+    s.recv(parts.back(), bytes, g.remote(j));
+  }
+  s.next_round();
+  char* acc = parts[0];
+  s.local([parts, count, t, type, op, bytes] {
+    for (size_t j = 1; j < parts.size(); ++j) {
+      reduce_packed(parts[0], parts[j], count, *t, type, op);  // parts[j] = acc (op) part j
+      if (bytes > 0) std::memcpy(parts[0], parts[j], static_cast<size_t>(bytes));
+    }
+  });
+  return acc;
+}
+
+}  // namespace
+
+int inter_check_root(int root, MPI_Comm comm, const char* func) {
+  const CommState* st = state_of(comm);
+  if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < st->remote_size)) return MPI_SUCCESS;
+  return fail(MPI_ERR_ROOT, func, comm,
+              "root %d is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the remote group [0, %d)", root,
+              st->remote_size);
+}
+
+int build_inter_barrier(Schedule& s) {
+  Sides g(s);
+  for (int j = 0; j < g.remote_size; ++j) {
+    s.recv(nullptr, 0, g.remote(j));
+    s.send(nullptr, 0, g.remote(j));
+  }
+  return MPI_SUCCESS;
+}
+
+int build_inter_bcast(Schedule& s, void* buf, int count, MPI_Datatype type, int root) {
+  Sides g(s);
+  if (root == MPI_PROC_NULL || count == 0) return MPI_SUCCESS;
+  const Type* t = held(s, type);
+  const int64_t bytes = static_cast<int64_t>(count) * t->size;
+  if (root == MPI_ROOT) {
+    const char* data = packed(s, buf, count, *t);
+    for (int j = 0; j < g.remote_size; ++j) s.send(data, bytes, g.remote(j));
+    return MPI_SUCCESS;
+  }
+  Landings land;
+  s.recv(land.place(s, buf, count, *t), bytes, g.remote(root));
+  land.finish(s);
+  return MPI_SUCCESS;
+}
+
+int build_inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       int root) {
+  Sides g(s);
+  if (root == MPI_PROC_NULL || count == 0) return MPI_SUCCESS;
+  const Type* t = held(s, type);
+  if (root != MPI_ROOT) {
+    s.send(packed(s, sendbuf, count, *t), static_cast<int64_t>(count) * t->size, g.remote(root));
+    return MPI_SUCCESS;
+  }
+  char* acc = reduce_remote_contributions(s, g, count, t, type, op);
+  Landings land;
+  land.copy_out(acc, recvbuf, count, *t);
+  land.finish(s);
+  return MPI_SUCCESS;
+}
+
+int build_inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op) {
+  Sides g(s);
+  if (count == 0) return MPI_SUCCESS;
+  const Type* t = held(s, type);
+  const char* mine = packed(s, sendbuf, count, *t, true);
+  for (int j = 0; j < g.remote_size; ++j) s.send(mine, static_cast<int64_t>(count) * t->size, g.remote(j));
+  char* acc = reduce_remote_contributions(s, g, count, t, type, op);
+  Landings land;
+  land.copy_out(acc, recvbuf, count, *t);
+  land.finish(s);
+  return MPI_SUCCESS;
+}
+
+int build_inter_gather(Schedule& s, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype, int root) {
+  Sides g(s);
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (root != MPI_ROOT) {
+    const Type* st = held(s, sendtype);
+    s.send(packed(s, sendbuf, sendcount, *st), static_cast<int64_t>(sendcount) * st->size, g.remote(root));
+    return MPI_SUCCESS;
+  }
+  const Type* rt = held(s, recvtype);
+  Landings land;
+  for (int j = 0; j < g.remote_size; ++j) {
+    const int64_t c = recvcounts ? recvcounts[j] : recvcount;
+    const int64_t d = displs ? displs[j] : static_cast<int64_t>(j) * recvcount;
+    s.recv(land.place(s, at(recvbuf, d, *rt), c, *rt), c * rt->size, g.remote(j));
+  }
+  land.finish(s);
+  return MPI_SUCCESS;
+}
+
+int build_inter_scatter(Schedule& s, const void* sendbuf, const int* sendcounts, const int* displs, int sendcount,
+                        MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
+  Sides g(s);
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (root != MPI_ROOT) {
+    const Type* rt = held(s, recvtype);
+    Landings land;
+    s.recv(land.place(s, recvbuf, recvcount, *rt), static_cast<int64_t>(recvcount) * rt->size, g.remote(root));
+    land.finish(s);
+    return MPI_SUCCESS;
+  }
+  const Type* st = held(s, sendtype);
+  for (int j = 0; j < g.remote_size; ++j) {
+    const int64_t c = sendcounts ? sendcounts[j] : sendcount;
+    const int64_t d = displs ? displs[j] : static_cast<int64_t>(j) * sendcount;
+    s.send(packed(s, at(sendbuf, d, *st), c, *st), c * st->size, g.remote(j));
+  }
+  return MPI_SUCCESS;
+}
+
+int build_inter_allgather(Schedule& s, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype) {
+  Sides g(s);
+  const Type* st = held(s, sendtype);
+  const Type* rt = held(s, recvtype);
+  const char* mine = packed(s, sendbuf, sendcount, *st);
+  Landings land;
+  for (int j = 0; j < g.remote_size; ++j) {
+    const int64_t c = recvcounts ? recvcounts[j] : recvcount;
+    const int64_t d = displs ? displs[j] : static_cast<int64_t>(j) * recvcount;
+    s.recv(land.place(s, at(recvbuf, d, *rt), c, *rt), c * rt->size, g.remote(j));
+    s.send(mine, static_cast<int64_t>(sendcount) * st->size, g.remote(j));
+  }
+  land.finish(s);
+  return MPI_SUCCESS;
+}
+
+int build_inter_alltoallw(Schedule& s, const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls,
+                          const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const MPI_Aint* rdispls,
+                          const MPI_Datatype* recvtypes) {
+  Sides g(s);
+  Landings land;
+  for (int j = 0; j < g.remote_size; ++j) {
+    const Type* st = held(s, sendtypes[j]);
+    const Type* rt = held(s, recvtypes[j]);
+    s.recv(land.place(s, static_cast<char*>(recvbuf) + rdispls[j], recvcounts[j], *rt),
+           static_cast<int64_t>(recvcounts[j]) * rt->size, g.remote(j));
+    s.send(packed(s, static_cast<const char*>(sendbuf) + sdispls[j], sendcounts[j], *st),
+           static_cast<int64_t>(sendcounts[j]) * st->size, g.remote(j));
+  }
+  land.finish(s);
+  return MPI_SUCCESS;
+}
+
+// The remote group's vectors (sum of the local recvcounts each) are reduced, and each local
+// rank keeps its block of the result.
+int build_inter_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const int* recvcounts,
+                               MPI_Datatype type, MPI_Op op) {
+  Sides g(s);
+  const Type* t = held(s, type);
+  int64_t total = 0, offset = 0;
+  for (int i = 0; i < g.local_size; ++i) {
+    if (i == g.local_rank) offset = total;
+    total += recvcounts[i];
+  }
+  if (total == 0) return MPI_SUCCESS;
+  // The remote group's vectors have the remote group's total, which MPI requires to be equal.
+  const char* mine = packed(s, sendbuf, total, *t, true);
+  for (int j = 0; j < g.remote_size; ++j) s.send(mine, total * t->size, g.remote(j));
+  char* acc = reduce_remote_contributions(s, g, total, t, type, op);
+  Landings land;
+  land.copy_out(acc + offset * t->size, recvbuf, recvcounts[g.local_rank], *t);
+  land.finish(s);
+  return MPI_SUCCESS;
+}
+
+}  // namespace xmsg::mpi

@@ -40,6 +40,26 @@ int build_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const 
 int build_scan(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                bool exclusive);
 
+// Intercommunicators: the same collectives between the two groups (root: MPI_ROOT at the
+// root, MPI_PROC_NULL in the rest of its group, the root's remote rank in the other group).
+int inter_check_root(int root, MPI_Comm comm, const char* func);
+int build_inter_barrier(Schedule& s);
+int build_inter_bcast(Schedule& s, void* buf, int count, MPI_Datatype type, int root);
+int build_inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       int root);
+int build_inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op);
+int build_inter_gather(Schedule& s, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype, int root);
+int build_inter_scatter(Schedule& s, const void* sendbuf, const int* sendcounts, const int* displs, int sendcount,
+                        MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+int build_inter_allgather(Schedule& s, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype);
+int build_inter_alltoallw(Schedule& s, const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls,
+                          const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const MPI_Aint* rdispls,
+                          const MPI_Datatype* recvtypes);
+int build_inter_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const int* recvcounts,
+                               MPI_Datatype type, MPI_Op op);
+
 // Argument checks shared by the blocking, non-blocking and persistent forms.
 int check_count(int count, const char* func, const char* arg, MPI_Comm comm);
 int check_root(int root, int size, const char* func, MPI_Comm comm);

@@ -8,6 +8,7 @@
 #include <cstring>
 
 namespace xmsg::mpi {
+std::vector<char> g_inter_flags;
 int info_entries(MPI_Info info, const char* func, std::map<std::string, std::string>* out);
 MPI_Info info_from_entries(const std::map<std::string, std::string>& entries);
 int completed_request(MPI_Comm comm, MPI_Request* request);
@@ -18,11 +19,7 @@ std::vector<std::unique_ptr<CommState>>& states() {
   static std::vector<std::unique_ptr<CommState>> table;
   return table;
 }
-// One byte per handle, read on every point-to-point call.
-std::vector<char>& inter_flags() {
-  static std::vector<char> flags;
-  return flags;
-}
+std::vector<char>& inter_flags() { return g_inter_flags; }
 
 // Tag on a union's collective context for Intercomm_merge's exchange of `high` (below the
 // runtime's reserved range, above every tag the collectives and schedules use).
@@ -102,11 +99,6 @@ CommState* state_of(MPI_Comm comm) {
     if (comm == MPI_COMM_SELF) slot->name = "MPI_COMM_SELF";
   }
   return slot.get();
-}
-
-bool is_inter(MPI_Comm comm) {
-  const auto& flags = inter_flags();
-  return comm >= 0 && static_cast<size_t>(comm) < flags.size() && flags[static_cast<size_t>(comm)];
 }
 
 void inherit_state(MPI_Comm parent, MPI_Comm created) {

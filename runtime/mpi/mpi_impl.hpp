@@ -83,7 +83,11 @@ CommState* state_of(MPI_Comm comm);
 // Forgets `comm` (after xmsg_comm_free), running attribute delete callbacks first.
 int drop_state(MPI_Comm comm);
 // Fast check used on every point-to-point call: true when `comm` is an intercommunicator.
-bool is_inter(MPI_Comm comm);
+// (One byte per handle; inline, so the fast path pays a bounds check and a load.)
+extern std::vector<char> g_inter_flags;
+inline bool is_inter(MPI_Comm comm) {
+  return static_cast<size_t>(comm) < g_inter_flags.size() && g_inter_flags[static_cast<size_t>(comm)];
+}
 // Sets up the state of a communicator just created from `parent` (error handler inherited).
 void inherit_state(MPI_Comm parent, MPI_Comm created);
 // World ranks of the members of an intracommunicator, in rank order.

@@ -9,7 +9,6 @@ namespace xmsg::mpi {
 namespace {
 
 int comm_args(MPI_Comm comm, MPI_Request* request, const char* func, int* rank, int* size) {
-  if (is_inter(comm)) return fail(MPI_ERR_COMM, func, comm, "intercommunicator collectives are not implemented yet");
   if (int e = check_intra(comm, func, rank, size)) return e;
   if (!request) return fail(MPI_ERR_ARG, func, comm, "request is NULL");
   return MPI_SUCCESS;
@@ -29,16 +28,40 @@ int launch(MPI_Comm comm, bool persistent, std::function<int(Schedule&)> build, 
 
 std::vector<int> copy_of(const int* a, int n) { return a ? std::vector<int>(a, a + n) : std::vector<int>(); }
 
+// Intercommunicators: *remote is the size of the remote group, *local_size of this rank's.
+int inter_args(MPI_Comm comm, MPI_Request* request, const char* func, int* remote, int* local_size) {
+  int size = 0;
+  if (int e = xmsg_comm_size(comm, &size)) return handle(e, func, comm);
+  if (!request) return fail(MPI_ERR_ARG, func, comm, "request is NULL");
+  *remote = state_of(comm)->remote_size;
+  *local_size = state_of(comm)->local_size;
+  return MPI_SUCCESS;
+}
+
 int barrier(MPI_Comm comm, MPI_Request* request, bool persistent, const char* func) {
-  int rank, size;
+  int rank = 0, size = 0;
+  if (is_inter(comm)) {
+    if (int e = inter_args(comm, request, func, &rank, &size)) return e;
+    return launch(comm, persistent, [](Schedule& s) { return build_inter_barrier(s); }, request);
+  }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   return launch(comm, persistent, [](Schedule& s) { return build_barrier(s); }, request);
 }
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request, bool persistent,
           const char* func) {
-  int rank, size;
+  int rank = 0, size = 0;
   const Type* t;
+  if (is_inter(comm)) {
+    if (int e = inter_args(comm, request, func, &rank, &size)) return e;
+    if (int e = inter_check_root(root, comm, func)) return e;
+    if (root != MPI_PROC_NULL) {
+      if (int e = type_arg(type, func, "datatype", comm, &t)) return e;
+      if (int e = check_count(count, func, "count", comm)) return e;
+    }
+    return launch(comm, persistent, [=](Schedule& s) { return build_inter_bcast(s, buf, count, type, root); },
+                  request);
+  }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   if (int e = type_arg(type, func, "datatype", comm, &t)) return e;
   if (int e = check_count(count, func, "count", comm)) return e;
@@ -49,8 +72,31 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_
 int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
            int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request, bool persistent,
            const char* func) {
-  int rank, size;
+  int rank = 0, size = 0;
   const Type* t;
+  if (is_inter(comm)) {
+    int remote = 0, local = 0;
+    if (int e = inter_args(comm, request, func, &remote, &local)) return e;
+    if (int e = inter_check_root(root, comm, func)) return e;
+    std::vector<int> c, d;
+    if (root == MPI_ROOT) {
+      if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+      if (rcounts) {
+        if (int e = check_counts(rcounts, remote, func, "recvcounts", comm)) return e;
+        if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
+        c = copy_of(rcounts, remote);
+        d = copy_of(displs, remote);
+      }
+    } else if (root != MPI_PROC_NULL) {
+      if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+      if (int e = check_count(scount, func, "sendcount", comm)) return e;
+    }
+    const bool v = !c.empty();
+    return launch(comm, persistent, [=](Schedule& s) {
+      return build_inter_gather(s, sbuf, scount, stype, rbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, rcount,
+                                rtype, root);
+    }, request);
+  }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   if (int e = check_root(root, size, func, comm)) return e;
   const bool in_place = rank == root && sbuf == MPI_IN_PLACE;
@@ -80,8 +126,31 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const i
 int scatter(const void* sbuf, const int* scounts, const int* displs, int scount, MPI_Datatype stype, void* rbuf,
             int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request, bool persistent,
             const char* func) {
-  int rank, size;
+  int rank = 0, size = 0;
   const Type* t;
+  if (is_inter(comm)) {
+    int remote = 0, local = 0;
+    if (int e = inter_args(comm, request, func, &remote, &local)) return e;
+    if (int e = inter_check_root(root, comm, func)) return e;
+    std::vector<int> c, d;
+    if (root == MPI_ROOT) {
+      if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+      if (scounts) {
+        if (int e = check_counts(scounts, remote, func, "sendcounts", comm)) return e;
+        if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
+        c = copy_of(scounts, remote);
+        d = copy_of(displs, remote);
+      }
+    } else if (root != MPI_PROC_NULL) {
+      if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+      if (int e = check_count(rcount, func, "recvcount", comm)) return e;
+    }
+    const bool v = !c.empty();
+    return launch(comm, persistent, [=](Schedule& s) {
+      return build_inter_scatter(s, sbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, scount, stype, rbuf, rcount,
+                                 rtype, root);
+    }, request);
+  }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   if (int e = check_root(root, size, func, comm)) return e;
   const bool in_place = rank == root && rbuf == MPI_IN_PLACE;
@@ -111,8 +180,27 @@ int scatter(const void* sbuf, const int* scounts, const int* displs, int scount,
 int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
               int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request, bool persistent,
               const char* func) {
-  int rank, size;
+  int rank = 0, size = 0;
   const Type* t;
+  if (is_inter(comm)) {
+    int remote = 0, local = 0;
+    if (int e = inter_args(comm, request, func, &remote, &local)) return e;
+    if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+    if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+    if (int e = check_count(scount, func, "sendcount", comm)) return e;
+    std::vector<int> c, d;
+    if (rcounts) {
+      if (int e = check_counts(rcounts, remote, func, "recvcounts", comm)) return e;
+      if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
+      c = copy_of(rcounts, remote);
+      d = copy_of(displs, remote);
+    }
+    const bool v = rcounts != nullptr;
+    return launch(comm, persistent, [=](Schedule& s) {
+      return build_inter_allgather(s, sbuf, scount, stype, rbuf, v ? c.data() : nullptr, v ? d.data() : nullptr,
+                                   rcount, rtype);
+    }, request);
+  }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   if (sbuf != MPI_IN_PLACE) {
     if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
@@ -151,16 +239,24 @@ int alltoallw(const void* sbuf, std::vector<int> sc, std::vector<MPI_Aint> sd, s
     if (rc[static_cast<size_t>(i)] < 0)
       return fail(MPI_ERR_COUNT, func, comm, "recvcounts[%d] = %d is negative", i, rc[static_cast<size_t>(i)]);
   }
+  const bool inter = is_inter(comm);
   return launch(comm, persistent, [=](Schedule& s) {
-    return build_alltoallw(s, sbuf, sc.data(), sd.data(), st.data(), rbuf, rc.data(), rd.data(), rt.data());
+    return inter ? build_inter_alltoallw(s, sbuf, sc.data(), sd.data(), st.data(), rbuf, rc.data(), rd.data(), rt.data())
+                 : build_alltoallw(s, sbuf, sc.data(), sd.data(), st.data(), rbuf, rc.data(), rd.data(), rt.data());
   }, request);
 }
 
 int alltoall_common(const void* sbuf, const int* scounts, const int* sdispls, int scount, MPI_Datatype stype,
                     void* rbuf, const int* rcounts, const int* rdispls, int rcount, MPI_Datatype rtype,
                     MPI_Comm comm, MPI_Request* request, bool persistent, const char* func) {
-  int rank, size;
-  if (int e = comm_args(comm, request, func, &rank, &size)) return e;
+  int rank = 0, size = 0;
+  if (is_inter(comm)) {
+    int local = 0;
+    if (int e = inter_args(comm, request, func, &size, &local)) return e;
+    if (sbuf == MPI_IN_PLACE) return fail(MPI_ERR_ARG, func, comm, "MPI_IN_PLACE is not allowed on an intercommunicator");
+  } else if (int e = comm_args(comm, request, func, &rank, &size)) {
+    return e;
+  }
   const Type *st = nullptr, *rt = nullptr;
   if (int e = type_arg(rtype, func, "recvtype", comm, &rt)) return e;
   if (sbuf != MPI_IN_PLACE)
@@ -192,8 +288,13 @@ int alltoall_common(const void* sbuf, const int* scounts, const int* sdispls, in
 int alltoallw_int(const void* sbuf, const int* scounts, const int* sdispls, const MPI_Datatype* stypes, void* rbuf,
                   const int* rcounts, const int* rdispls, const MPI_Datatype* rtypes, MPI_Comm comm,
                   MPI_Request* request, bool persistent, const char* func) {
-  int rank, size;
-  if (int e = comm_args(comm, request, func, &rank, &size)) return e;
+  int rank = 0, size = 0;
+  if (is_inter(comm)) {
+    int local = 0;
+    if (int e = inter_args(comm, request, func, &size, &local)) return e;
+  } else if (int e = comm_args(comm, request, func, &rank, &size)) {
+    return e;
+  }
   if (!rcounts || !rdispls || !rtypes)
     return fail(MPI_ERR_ARG, func, comm, "%s is NULL", !rcounts ? "recvcounts" : !rdispls ? "rdispls" : "recvtypes");
   if (sbuf != MPI_IN_PLACE && (!scounts || !sdispls || !stypes))
@@ -214,7 +315,11 @@ int reduce_args(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_
                 MPI_Request* request, const char* func, int* rank, int* size) {
   (void)sbuf;
   (void)rbuf;
-  if (int e = comm_args(comm, request, func, rank, size)) return e;
+  if (is_inter(comm)) {
+    if (int e = inter_args(comm, request, func, size, rank)) return e;
+  } else if (int e = comm_args(comm, request, func, rank, size)) {
+    return e;
+  }
   const Type* t;
   if (int e = type_arg(type, func, "datatype", comm, &t)) return e;
   if (int e = check_count(count, func, "count", comm)) return e;
@@ -223,8 +328,13 @@ int reduce_args(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_
 
 int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
            MPI_Request* request, bool persistent, const char* func) {
-  int rank, size;
+  int rank = 0, size = 0;
   if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
+  if (is_inter(comm)) {
+    if (int e = inter_check_root(root, comm, func)) return e;
+    return launch(comm, persistent,
+                  [=](Schedule& s) { return build_inter_reduce(s, sbuf, rbuf, count, type, op, root); }, request);
+  }
   if (int e = check_root(root, size, func, comm)) return e;
   return launch(comm, persistent, [=](Schedule& s) { return build_reduce(s, sbuf, rbuf, count, type, op, root); },
                 request);
@@ -232,16 +342,21 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
 
 int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
               MPI_Request* request, bool persistent, const char* func) {
-  int rank, size;
+  int rank = 0, size = 0;
   if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
+  if (is_inter(comm))
+    return launch(comm, persistent, [=](Schedule& s) { return build_inter_allreduce(s, sbuf, rbuf, count, type, op); },
+                  request);
   return launch(comm, persistent, [=](Schedule& s) { return build_allreduce(s, sbuf, rbuf, count, type, op); },
                 request);
 }
 
 int reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, int block, MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm, MPI_Request* request, bool persistent, const char* func) {
-  int rank, size;
+  int rank = 0, size = 0;
   if (int e = reduce_args(sbuf, rbuf, 0, type, op, comm, request, func, &rank, &size)) return e;
+  const bool inter = is_inter(comm);
+  if (inter) size = state_of(comm)->local_size;  // recvcounts are per local rank
   std::vector<int> c(static_cast<size_t>(size), block);
   if (rcounts) {
     if (int e = check_counts(rcounts, size, func, "recvcounts", comm)) return e;
@@ -249,13 +364,16 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, int block, 
   } else if (int e = check_count(block, func, "recvcount", comm)) {
     return e;
   }
-  return launch(comm, persistent, [=](Schedule& s) { return build_reduce_scatter(s, sbuf, rbuf, c.data(), type, op); },
-                request);
+  return launch(comm, persistent, [=](Schedule& s) {
+    return inter ? build_inter_reduce_scatter(s, sbuf, rbuf, c.data(), type, op)
+                 : build_reduce_scatter(s, sbuf, rbuf, c.data(), type, op);
+  }, request);
 }
 
 int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request,
          bool persistent, bool exclusive, const char* func) {
-  int rank, size;
+  int rank = 0, size = 0;
+  if (is_inter(comm)) return fail(MPI_ERR_COMM, func, comm, "scan and exscan are not defined on intercommunicators");
   if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
   return launch(comm, persistent,
                 [=](Schedule& s) { return build_scan(s, sbuf, rbuf, count, type, op, exclusive); }, request);
@@ -289,7 +407,7 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   int rank = 0;
   xmsg_comm_rank(comm, &rank);
   static const int none = 0;
-  return gather(sendbuf, sendcount, sendtype, recvbuf, rank == root ? recvcounts : &none, displs, 0, recvtype, root,
+  return gather(sendbuf, sendcount, sendtype, recvbuf, (is_inter(comm) ? root == MPI_ROOT : rank == root) ? recvcounts : &none, displs, 0, recvtype, root,
                 comm, request, false, "MPI_Igatherv");
 }
 XMSG_MPI_ALIAS(Igatherv)
@@ -307,7 +425,7 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
   int rank = 0;
   xmsg_comm_rank(comm, &rank);
   static const int none = 0;
-  return scatter(sendbuf, rank == root ? sendcounts : &none, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+  return scatter(sendbuf, (is_inter(comm) ? root == MPI_ROOT : rank == root) ? sendcounts : &none, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
                  comm, request, false, "MPI_Iscatterv");
 }
 XMSG_MPI_ALIAS(Iscatterv)
@@ -418,7 +536,7 @@ int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   int rank = 0;
   xmsg_comm_rank(comm, &rank);
   static const int none = 0;
-  return gather(sendbuf, sendcount, sendtype, recvbuf, rank == root ? recvcounts : &none, displs, 0, recvtype, root,
+  return gather(sendbuf, sendcount, sendtype, recvbuf, (is_inter(comm) ? root == MPI_ROOT : rank == root) ? recvcounts : &none, displs, 0, recvtype, root,
                 comm, request, true, "MPI_Gatherv_init");
 }
 XMSG_MPI_ALIAS(Gatherv_init)
@@ -438,7 +556,7 @@ int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int di
   int rank = 0;
   xmsg_comm_rank(comm, &rank);
   static const int none = 0;
-  return scatter(sendbuf, rank == root ? sendcounts : &none, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
+  return scatter(sendbuf, (is_inter(comm) ? root == MPI_ROOT : rank == root) ? sendcounts : &none, displs, 0, sendtype, recvbuf, recvcount, recvtype, root,
                  comm, request, true, "MPI_Scatterv_init");
 }
 XMSG_MPI_ALIAS(Scatterv_init)

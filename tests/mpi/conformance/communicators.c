@@ -339,6 +339,50 @@ static void test_intercomm(void) {
     int want = low ? lrank + size / 2 : lrank;
     CHECK(in == want && st.MPI_SOURCE == lrank, "inter sendrecv got %d from %d", in, st.MPI_SOURCE);
   }
+  /* Collectives between the groups. Root: local rank 0 of the low group. */
+  CHECK_MPI(MPI_Barrier(inter));
+  int v = low ? 555 : -1;
+  int root = low ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  CHECK_MPI(MPI_Bcast(&v, 1, MPI_INT, root, inter));
+  CHECK(low ? v == 555 : v == 555, "inter bcast %d", v);
+  MPI_Request ib;
+  int w = low ? 777 : -1;
+  CHECK_MPI(MPI_Ibcast(&w, 1, MPI_INT, root, inter, &ib));
+  CHECK_MPI(MPI_Wait(&ib, MPI_STATUS_IGNORE));
+  CHECK(w == 777, "inter ibcast %d", w);
+  /* allreduce: each group gets the sum over the other group's ranks */
+  int sum_other = -1;
+  CHECK_MPI(MPI_Allreduce(&rank, &sum_other, 1, MPI_INT, MPI_SUM, inter));
+  int want = 0;
+  for (int r = 0; r < size; ++r)
+    if ((r < size / 2) != low) want += r;
+  CHECK(sum_other == want, "inter allreduce %d, want %d", sum_other, want);
+  /* reduce to the low group's rank 0 of the high group's ranks */
+  int red = -1;
+  CHECK_MPI(MPI_Reduce(&rank, &red, 1, MPI_INT, MPI_SUM, root, inter));
+  if (low && lrank == 0) CHECK(red == want, "inter reduce %d, want %d", red, want);
+  /* allgather / alltoall: blocks come from the remote group in its rank order */
+  int* from = malloc(sizeof(int) * (size_t)other);
+  CHECK_MPI(MPI_Allgather(&rank, 1, MPI_INT, from, 1, MPI_INT, inter));
+  for (int j = 0; j < other; ++j)
+    CHECK(from[j] == (low ? size / 2 + j : j), "inter allgather [%d] = %d", j, from[j]);
+  int* to = malloc(sizeof(int) * (size_t)other);
+  for (int j = 0; j < other; ++j) to[j] = rank * 100 + j;
+  CHECK_MPI(MPI_Alltoall(to, 1, MPI_INT, from, 1, MPI_INT, inter));
+  for (int j = 0; j < other; ++j) {
+    int sender = low ? size / 2 + j : j;
+    CHECK(from[j] == sender * 100 + lrank, "inter alltoall [%d] = %d", j, from[j]);
+  }
+  /* gather at the low group's rank 0 from the high group */
+  CHECK_MPI(MPI_Gather(&rank, 1, MPI_INT, from, 1, MPI_INT, root, inter));
+  if (low && lrank == 0)
+    for (int j = 0; j < other; ++j) CHECK(from[j] == size / 2 + j, "inter gather [%d] = %d", j, from[j]);
+  int got = -1;
+  for (int j = 0; j < other; ++j) to[j] = 9000 + j;
+  CHECK_MPI(MPI_Scatter(to, 1, MPI_INT, &got, 1, MPI_INT, root, inter));
+  if (!low) CHECK(got == 9000 + lrank, "inter scatter %d", got);
+  free(from);
+  free(to);
   /* Merge: the low half first (high=0 there). */
   CHECK_MPI(MPI_Intercomm_merge(inter, low ? 0 : 1, &merged));
   int mrank = -1, msize = 0;
