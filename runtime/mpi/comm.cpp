@@ -8,6 +8,7 @@
 #include <cstring>
 
 namespace xmsg::mpi {
+bool g_have_intercomms = false;
 std::vector<char> g_inter_flags;
 int info_entries(MPI_Info info, const char* func, std::map<std::string, std::string>* out);
 MPI_Info info_from_entries(const std::map<std::string, std::string>& entries);
@@ -74,6 +75,7 @@ int dup_comm(MPI_Comm comm, MPI_Comm* newcomm, const char* func) {
     n->remote_size = s->remote_size;
     if (int e = xmsg_comm_dup(s->local, &n->local)) return handle(e, func, comm);
     inter_flags()[static_cast<size_t>(created)] = 1;
+    g_have_intercomms = true;
   }
   n->topo = s->topo;
   n->info = s->info;
@@ -427,6 +429,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
   s->local_offset = local_low ? 0 : static_cast<int>(remote_count);
   s->remote_offset = local_low ? size : 0;
   inter_flags()[static_cast<size_t>(u)] = 1;
+  g_have_intercomms = true;
   *newintercomm = u;
   return MPI_SUCCESS;
 }

@@ -132,8 +132,7 @@ MPI_Errhandler errhandler_of(MPI_Comm comm) {
   return s ? s->errhandler : MPI_ERRORS_ARE_FATAL;
 }
 
-int handle(int code, const char* func, MPI_Comm comm) {
-  if (code == MPI_SUCCESS) return code;
+int handle_failure(int code, const char* func, MPI_Comm comm) {
   const char* detail = xmsg_last_error_message();
   char message[768];
   if (detail && *detail)

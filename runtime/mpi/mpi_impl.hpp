@@ -32,8 +32,14 @@ namespace xmsg::mpi {
 
 // ---- errors --------------------------------------------------------------------------------
 // Returns `code` after the error handler of `comm` ran (MPI_ERRORS_ARE_FATAL: print
-// "<func>: <xmsg's message>" and abort the job). For failures the C API reported.
-int handle(int code, const char* func, MPI_Comm comm = MPI_COMM_WORLD);
+// "<func>: <xmsg's message>" and abort the job). For failures the C API reported. Inline so
+// that a successful call pays one compare (every MPI_Send/MPI_Recv goes through it).
+int handle_failure(int code, const char* func, MPI_Comm comm);
+inline int handle(int code, const char* func, MPI_Comm comm = MPI_COMM_WORLD) {
+  if (code == MPI_SUCCESS) [[likely]]
+    return code;
+  return handle_failure(code, func, comm);
+}
 // The same for failures found here: records "<func>: <message>" and routes it.
 int fail(int code, const char* func, MPI_Comm comm, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
 // Error handler of a communicator (MPI_ERRORS_ARE_FATAL unless set).
@@ -83,10 +89,12 @@ CommState* state_of(MPI_Comm comm);
 // Forgets `comm` (after xmsg_comm_free), running attribute delete callbacks first.
 int drop_state(MPI_Comm comm);
 // Fast check used on every point-to-point call: true when `comm` is an intercommunicator.
-// (One byte per handle; inline, so the fast path pays a bounds check and a load.)
-extern std::vector<char> g_inter_flags;
+// Until a program makes its first intercommunicator the answer is one load.
+extern bool g_have_intercomms;
+extern std::vector<char> g_inter_flags;  // one byte per handle
 inline bool is_inter(MPI_Comm comm) {
-  return static_cast<size_t>(comm) < g_inter_flags.size() && g_inter_flags[static_cast<size_t>(comm)];
+  return g_have_intercomms && static_cast<size_t>(comm) < g_inter_flags.size() &&
+         g_inter_flags[static_cast<size_t>(comm)];
 }
 // Sets up the state of a communicator just created from `parent` (error handler inherited).
 void inherit_state(MPI_Comm parent, MPI_Comm created);
@@ -197,7 +205,17 @@ bool progress_pending();
 // Advances every registered request once (never blocks).
 void progress_all();
 // Status of a completed xmsg request as MPI sees it (intercommunicator ranks translated).
-void to_mpi_status(const xmsg_status_t& in, MPI_Comm comm, MPI_Status* out);
+void translate_inter_source(MPI_Comm comm, MPI_Status* out);
+inline void to_mpi_status(const xmsg_status_t& in, MPI_Comm comm, MPI_Status* out) {
+  if (!out) return;
+  out->MPI_SOURCE = in.source;
+  out->MPI_TAG = in.tag;
+  out->MPI_ERROR = in.error;
+  out->xmsg_cancelled = in.cancelled;
+  out->xmsg_bytes = in.bytes;
+  if (in.source >= 0 && is_inter(comm)) [[unlikely]]
+    translate_inter_source(comm, out);
+}
 void empty_status(MPI_Status* status);
 // A request that is complete from the start (MPI_Comm_idup, MPI_Ibsend).
 int completed_request(MPI_Comm comm, MPI_Request* request);

@@ -196,15 +196,7 @@ void empty_status(MPI_Status* status) {
   status->xmsg_bytes = 0;
 }
 
-void to_mpi_status(const xmsg_status_t& in, MPI_Comm comm, MPI_Status* out) {
-  if (!out) return;
-  out->MPI_SOURCE = in.source;
-  if (in.source >= 0 && is_inter(comm)) out->MPI_SOURCE = in.source - state_of(comm)->remote_offset;
-  out->MPI_TAG = in.tag;
-  out->MPI_ERROR = in.error;
-  out->xmsg_cancelled = in.cancelled;
-  out->xmsg_bytes = in.bytes;
-}
+void translate_inter_source(MPI_Comm comm, MPI_Status* out) { out->MPI_SOURCE -= state_of(comm)->remote_offset; }
 
 int completed_request(MPI_Comm comm, MPI_Request* request) {
   auto* r = new CompletedRequest();
