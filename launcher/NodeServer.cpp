@@ -71,6 +71,10 @@ class NodeServer {
   std::map<uint64_t, int> asks_for_peers_;          // coordinator request -> local rank
   std::optional<Clock::time_point> kill_deadline_;
   pid_t coordinator_ = -1;
+  // Set when the coordinator's channel closed without a Shutdown or its death signal came:
+  // getppid() may still name it for a moment (the kernel closes a dying process's files before
+  // it reparents its children), so that alone cannot tell.
+  bool coordinator_gone_ = false;
   int host_netns_fd_ = -1;  // to step out of the node's namespace for a crash sweep
 };
 
@@ -289,6 +293,7 @@ void NodeServer::handle_channel() {
   }
   if (!open) {
     // The coordinator is gone (its death signal may still be on its way): end everything.
+    coordinator_gone_ = true;
     kill_alive(SIGKILL);
     finish(1);
   }
@@ -302,6 +307,7 @@ void NodeServer::handle_signals() {
   }
   reap();
   if (parent_gone) {
+    coordinator_gone_ = true;
     kill_alive(SIGKILL);
     finish(1);
   }
@@ -358,7 +364,7 @@ void NodeServer::finish(int code) {
   remove_tree(plan_.node_dir(node_));
   ::rmdir(plan_.base_dir.c_str());  // the last node out removes the job directory
   remove_job_shm(plan_.job_id);
-  if (plan_.netns && ::getppid() != coordinator_) {
+  if (plan_.netns && (coordinator_gone_ || ::getppid() != coordinator_)) {
     // The coordinator died without tearing the namespaces down: do it from the host's
     // namespace (links live there). Several node servers may race here; sweeping is idempotent.
     if (host_netns_fd_ >= 0) ::setns(host_netns_fd_, CLONE_NEWNET);
