@@ -134,6 +134,10 @@ int xmsg_isend(const void* buf, int64_t count, xmsg_datatype_t datatype, int des
                xmsg_request_t* request);
 int xmsg_irecv(void* buf, int64_t count, xmsg_datatype_t datatype, int source, int tag, xmsg_comm_t comm,
                xmsg_request_t* request);
+/* Synchronous sends: complete only once the receiver has matched the message (MPI_Ssend). */
+int xmsg_ssend(const void* buf, int64_t count, xmsg_datatype_t datatype, int dest, int tag, xmsg_comm_t comm);
+int xmsg_issend(const void* buf, int64_t count, xmsg_datatype_t datatype, int dest, int tag, xmsg_comm_t comm,
+                xmsg_request_t* request);
 int xmsg_sendrecv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, int dest, int sendtag,
                   void* recvbuf, int64_t recvcount, xmsg_datatype_t recvtype, int source, int recvtag,
                   xmsg_comm_t comm, xmsg_status_t* status);

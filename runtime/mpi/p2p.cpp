@@ -73,13 +73,14 @@ struct P2PRequest : Request {
 };
 
 int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               P2PRequest* r, const char* func) {
+               P2PRequest* r, const char* func, bool synchronous = false) {
   if (int e = r->send.init(buf, count, datatype, func, comm)) return e;
   if (int e = check_rank_arg(comm, dest, func, "dest", false)) return e;
   r->comm = comm;
   r->is_recv = false;
   r->finished = false;
-  int code = xmsg_isend(r->send.data, r->send.count, r->send.xtype, transport_rank(comm, dest), tag, comm, &r->inner);
+  int code = (synchronous ? xmsg_issend : xmsg_isend)(r->send.data, r->send.count, r->send.xtype,
+                                                      transport_rank(comm, dest), tag, comm, &r->inner);
   return code ? handle(code, func, comm) : MPI_SUCCESS;
 }
 
@@ -271,10 +272,16 @@ int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 }
 XMSG_MPI_ALIAS(Send)
 
-// Standard mode: completion does not wait for the receive to be posted. The runtime has no
-// synchronous protocol yet, so MPI_Ssend completes like MPI_Send (see docs/mpi.md).
+// Synchronous mode: the runtime's rendezvous, whose completion follows the receiver's match.
 int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return PMPI_Send(buf, count, datatype, dest, tag, comm);
+  if (is_xmsg_type(datatype) && !is_inter(comm))
+    return handle(xmsg_ssend(buf, count, datatype, dest, tag, comm), "MPI_Ssend", comm);
+  auto* r = new P2PRequest();
+  if (int e = start_send(buf, count, datatype, dest, tag, comm, r, "MPI_Ssend", true)) {
+    delete r;
+    return e;
+  }
+  return finish(r, MPI_STATUS_IGNORE);
 }
 XMSG_MPI_ALIAS(Ssend)
 
@@ -321,7 +328,16 @@ XMSG_MPI_ALIAS(Isend)
 
 int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
-  return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+  if (is_xmsg_type(datatype) && !is_inter(comm))
+    return handle(xmsg_issend(buf, count, datatype, dest, tag, comm, request), "MPI_Issend", comm);
+  if (!request) return fail(MPI_ERR_REQUEST, "MPI_Issend", comm, "request is NULL");
+  auto* r = new P2PRequest();
+  if (int e = start_send(buf, count, datatype, dest, tag, comm, r, "MPI_Issend", true)) {
+    delete r;
+    return e;
+  }
+  *request = handle_of(r);
+  return MPI_SUCCESS;
 }
 XMSG_MPI_ALIAS(Issend)
 
@@ -482,7 +498,7 @@ XMSG_MPI_ALIAS(Imrecv)
 // ---- persistent requests (MPI-3.1 3.9) ---------------------------------------------------------
 namespace {
 struct PersistentP2P final : P2PRequest {
-  enum Mode { kSend, kBsend, kRecv } mode = kSend;
+  enum Mode { kSend, kSsend, kBsend, kRecv } mode = kSend;
   const void* sbuf = nullptr;
   void* rbuf = nullptr;
   int count = 0;
@@ -495,6 +511,7 @@ struct PersistentP2P final : P2PRequest {
     inner = XMSG_REQUEST_NULL;
     switch (mode) {
       case kSend: return start_send(sbuf, count, datatype, peer, tag, comm, this, "MPI_Start");
+      case kSsend: return start_send(sbuf, count, datatype, peer, tag, comm, this, "MPI_Start", true);
       case kRecv: return start_recv(rbuf, count, datatype, peer, tag, comm, this, "MPI_Start");
       case kBsend: return buffered_send(sbuf, count, datatype, peer, tag, comm, "MPI_Start");
     }
@@ -537,7 +554,7 @@ XMSG_MPI_ALIAS(Send_init)
 
 int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
-  return make_persistent(PersistentP2P::kSend, buf, nullptr, count, datatype, dest, tag, comm, request,
+  return make_persistent(PersistentP2P::kSsend, buf, nullptr, count, datatype, dest, tag, comm, request,
                          "MPI_Ssend_init");
 }
 XMSG_MPI_ALIAS(Ssend_init)

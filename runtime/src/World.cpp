@@ -224,7 +224,7 @@ int World::send_slow(uint32_t context, const Comm* comm, int dest, int tag, cons
 }
 
 int World::isend(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len,
-                 Request** out, const char* func) {
+                 Request** out, const char* func, bool synchronous) {
   Request* r = new_request(ReqType::kSend);
   r->context = context;
   r->comm = comm;
@@ -244,7 +244,7 @@ int World::isend(uint32_t context, const Comm* comm, int dest, int tag, const vo
     return peer_failed_error(func, comm, dest);
   }
   Peer& p = peers_[dest];
-  if (len <= p.eager_limit) {
+  if (len <= p.eager_limit && !synchronous) {
     r->stage = SendStage::kEager;
     if (p.queue.empty() &&
         p.transport->try_send(dest, header(context, tag, MessageKind::kEager, len),

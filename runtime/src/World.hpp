@@ -66,8 +66,10 @@ class World final : public transport::MessageSink {
     }
     return send_slow(context, comm, dest, tag, buf, len, func);
   }
+  // `synchronous`: the send completes only once the receiver matched it (MPI_Ssend): it always
+  // takes the rendezvous, whose FIN comes after the match, however short the message.
   int isend(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len, Request** out,
-            const char* func);
+            const char* func, bool synchronous = false);
   int irecv(uint32_t context, const Comm* comm, int source, int tag, void* buf, uint64_t capacity, Request** out,
             const char* func);
   // Blocking receive (fills `status` if non-null). From a peer whose transport can show its

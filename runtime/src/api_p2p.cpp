@@ -144,6 +144,26 @@ extern "C" int xmsg_isend(const void* buf, int64_t count, xmsg_datatype_t dataty
   return t.world->isend(t.comm->user_context(), t.comm, t.peer, tag, buf, t.bytes, request, "xmsg_isend");
 }
 
+extern "C" int xmsg_issend(const void* buf, int64_t count, xmsg_datatype_t datatype, int dest, int tag,
+                           xmsg_comm_t comm, xmsg_request_t* request) {
+  if (!request) return xmsgi_error(XMSG_ERR_ARG, "xmsg_issend: request is NULL");
+  Target t;
+  if (int rc = check_common(comm, buf, count, datatype, "xmsg_issend", t)) return rc;
+  if (int rc = check_dest(t, dest, tag, "xmsg_issend")) return rc;
+  if (t.peer == XMSG_PROC_NULL) {
+    null_request(t.world, request);
+    return XMSG_SUCCESS;
+  }
+  return t.world->isend(t.comm->user_context(), t.comm, t.peer, tag, buf, t.bytes, request, "xmsg_issend", true);
+}
+
+extern "C" int xmsg_ssend(const void* buf, int64_t count, xmsg_datatype_t datatype, int dest, int tag,
+                          xmsg_comm_t comm) {
+  xmsg_request_t request = XMSG_REQUEST_NULL;
+  if (int rc = xmsg_issend(buf, count, datatype, dest, tag, comm, &request)) return rc;
+  return xmsg_wait(&request, XMSG_STATUS_IGNORE);
+}
+
 extern "C" int xmsg_irecv(void* buf, int64_t count, xmsg_datatype_t datatype, int source, int tag, xmsg_comm_t comm,
                           xmsg_request_t* request) {
   if (!request) return xmsgi_error(XMSG_ERR_ARG, "xmsg_irecv: request is NULL");

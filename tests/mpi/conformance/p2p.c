@@ -37,6 +37,42 @@ static void test_modes(void) {
   }
 }
 
+/* A synchronous send cannot complete before its receive is posted: rank 1 posts it only after
+ * rank 0 has tested the send and told it so. At 1 rank: a synchronous send to oneself. */
+static void test_synchronous(void) {
+  int payload[3] = {7, 8, 9}, got[3] = {0}, go = 1;
+  if (size == 1) {
+    MPI_Request s, r;
+    CHECK_MPI(MPI_Issend(payload, 3, MPI_INT, 0, 80, MPI_COMM_WORLD, &s));
+    CHECK_MPI(MPI_Irecv(got, 3, MPI_INT, 0, 80, MPI_COMM_WORLD, &r));
+    CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    CHECK(got[2] == 9, "ssend to self");
+    return;
+  }
+  for (int variant = 0; variant < 2; ++variant) {
+    if (rank == 0) {
+      MPI_Request s;
+      if (variant == 0) {
+        CHECK_MPI(MPI_Issend(payload, 3, MPI_INT, 1, 80, MPI_COMM_WORLD, &s));
+      } else {
+        CHECK_MPI(MPI_Ssend_init(payload, 3, MPI_INT, 1, 80, MPI_COMM_WORLD, &s));
+        CHECK_MPI(MPI_Start(&s));
+      }
+      int flag = 1;
+      for (int k = 0; k < 1000 && flag; ++k) CHECK_MPI(MPI_Test(&s, &flag, MPI_STATUS_IGNORE));
+      CHECK(flag == 0, "variant %d: a synchronous send completed before its receive was posted", variant);
+      CHECK_MPI(MPI_Send(&go, 1, MPI_INT, 1, 81, MPI_COMM_WORLD));
+      CHECK_MPI(MPI_Wait(&s, MPI_STATUS_IGNORE));
+      if (variant == 1) CHECK_MPI(MPI_Request_free(&s));
+    } else if (rank == 1) {
+      CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, 0, 81, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK_MPI(MPI_Recv(got, 3, MPI_INT, 0, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK(got[0] == 7 && got[2] == 9, "ssend data %d %d", got[0], got[2]);
+    }
+  }
+}
+
 static void test_bsend(void) {
   int bufsize = 3 * (int)(sizeof(double) * 100 + MPI_BSEND_OVERHEAD);
   char* buffer = malloc((size_t)bufsize);
@@ -258,6 +294,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   test_modes();
+  test_synchronous();
   test_bsend();
   test_sendrecv_replace();
   test_persistent();
