@@ -305,31 +305,34 @@ int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status status
 }
 XMSG_MPI_ALIAS(Testall)
 
+namespace {
+// One pass of Waitany/Testany: completes the first active request that is done. Returns its
+// index, MPI_UNDEFINED when none is active, or -1 when active ones are all still pending.
+int any_pass(int count, MPI_Request requests[], MPI_Status* status, int* error, MPI_Comm* comm) {
+  bool any_active = false;
+  for (int i = 0; i < count; ++i) {
+    MPI_Request r = requests[i];
+    if (r == MPI_REQUEST_NULL || (is_layer_request(r) && !layer_request(r)->active)) continue;
+    any_active = true;
+    *comm = comm_of(r);
+    bool done = false;
+    *error = test_one(&requests[i], &done, status);
+    if (done) return i;
+  }
+  if (any_active) return -1;
+  empty_status(status);
+  return MPI_UNDEFINED;
+}
+}  // namespace
+
 int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   if (int e = check_array(count, requests, "MPI_Waitany")) return e;
   if (!index) return fail(MPI_ERR_ARG, "MPI_Waitany", MPI_COMM_WORLD, "index is NULL");
   unsigned spins = 0;
-  for (;;) {
-    bool any_active = false;
-    for (int i = 0; i < count; ++i) {
-      MPI_Request r = requests[i];
-      if (r == MPI_REQUEST_NULL || (is_layer_request(r) && !layer_request(r)->active)) continue;
-      any_active = true;
-      MPI_Comm comm = comm_of(r);
-      bool done = false;
-      int e = test_one(&requests[i], &done, status);
-      if (done) {
-        *index = i;
-        return handle(e, "MPI_Waitany", comm);
-      }
-    }
-    if (!any_active) {
-      *index = MPI_UNDEFINED;
-      empty_status(status);
-      return MPI_SUCCESS;
-    }
-    idle_step(&spins);
-  }
+  int e = MPI_SUCCESS;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  while ((*index = any_pass(count, requests, status, &e, &comm)) == -1) idle_step(&spins);
+  return *index == MPI_UNDEFINED ? MPI_SUCCESS : handle(e, "MPI_Waitany", comm);
 }
 XMSG_MPI_ALIAS(Waitany)
 
@@ -337,24 +340,12 @@ int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_S
   if (int e = check_array(count, requests, "MPI_Testany")) return e;
   if (!index || !flag) return fail(MPI_ERR_ARG, "MPI_Testany", MPI_COMM_WORLD, "%s is NULL", index ? "flag" : "index");
   if (progress_pending()) progress_all();
-  bool any_active = false;
-  for (int i = 0; i < count; ++i) {
-    MPI_Request r = requests[i];
-    if (r == MPI_REQUEST_NULL || (is_layer_request(r) && !layer_request(r)->active)) continue;
-    any_active = true;
-    MPI_Comm comm = comm_of(r);
-    bool done = false;
-    int e = test_one(&requests[i], &done, status);
-    if (done) {
-      *index = i;
-      *flag = 1;
-      return handle(e, "MPI_Testany", comm);
-    }
-  }
-  *index = MPI_UNDEFINED;
-  *flag = any_active ? 0 : 1;
-  if (!any_active) empty_status(status);
-  return MPI_SUCCESS;
+  int e = MPI_SUCCESS;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int i = any_pass(count, requests, status, &e, &comm);
+  *flag = i != -1;  // a completed request, or none active
+  *index = i == -1 ? MPI_UNDEFINED : i;
+  return i >= 0 ? handle(e, "MPI_Testany", comm) : MPI_SUCCESS;
 }
 XMSG_MPI_ALIAS(Testany)
 

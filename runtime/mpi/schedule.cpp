@@ -12,60 +12,29 @@ namespace {
 constexpr int kScheduleTagBase = 1 << 21;
 constexpr uint32_t kScheduleTagSpan = 1u << 28;
 
-struct ScheduleRequest final : Request {
-  std::unique_ptr<Schedule> schedule;
-  bool finished = false;
-  int error = MPI_SUCCESS;
-  int test(bool* done, MPI_Status* status) override {
-    if (!finished) {
-      bool d = false;
-      error = schedule->advance(&d);
-      finished = d || error != MPI_SUCCESS;
-      if (finished) unregister_progress(this);
-    }
-    *done = finished;
-    if (finished) {
-      empty_status(status);
-      if (status) status->MPI_ERROR = error;
-    }
-    return finished ? error : MPI_SUCCESS;
-  }
-  bool peek(MPI_Status* status) override {
-    MPI_Status st;
-    bool done = false;
-    if (!finished) test(&done, &st);
-    if (finished) {
-      empty_status(status);
-      if (status) status->MPI_ERROR = error;
-    }
-    return finished;
-  }
-  ~ScheduleRequest() override { unregister_progress(this); }
-};
-
-// MPI-4.0 persistent collective: every MPI_Start builds and runs a fresh schedule.
-struct PersistentCollective final : Request {
-  std::function<int(Schedule&)> build;
-  int tag = 0;
+// A request that runs one schedule at a time: advanced by every test (and by the progress
+// registry while it has work left).
+struct ScheduleRunner : Request {
   std::unique_ptr<Schedule> schedule;
   bool finished = true;
   int error = MPI_SUCCESS;
-  bool persistent() const override { return true; }
-  int start() override {
-    schedule = std::make_unique<Schedule>(comm, tag);
-    if (int e = build(*schedule)) return e;
+
+  void run(std::unique_ptr<Schedule> s) {
+    schedule = std::move(s);
     finished = false;
     error = MPI_SUCCESS;
-    register_progress(this);
-    return MPI_SUCCESS;
+    advance();
+    if (!finished) register_progress(this);
+  }
+  void advance() {
+    if (finished) return;
+    bool done = false;
+    error = schedule->advance(&done);
+    finished = done || error != MPI_SUCCESS;
+    if (finished) unregister_progress(this);
   }
   int test(bool* done, MPI_Status* status) override {
-    if (!finished) {
-      bool d = false;
-      error = schedule->advance(&d);
-      finished = d || error != MPI_SUCCESS;
-      if (finished) unregister_progress(this);
-    }
+    advance();
     *done = finished;
     if (finished) {
       empty_status(status);
@@ -74,13 +43,28 @@ struct PersistentCollective final : Request {
     return finished ? error : MPI_SUCCESS;
   }
   bool peek(MPI_Status* status) override {
-    bool done = false;
-    MPI_Status st;
-    if (!finished) test(&done, &st);
-    if (finished) empty_status(status);
+    advance();
+    if (finished) {
+      empty_status(status);
+      if (status) status->MPI_ERROR = error;
+    }
     return finished;
   }
-  ~PersistentCollective() override { unregister_progress(this); }
+  ~ScheduleRunner() override { unregister_progress(this); }
+};
+
+// MPI-4.0 persistent collective: every MPI_Start builds and runs a fresh schedule with the
+// tag reserved at init.
+struct PersistentCollective final : ScheduleRunner {
+  std::function<int(Schedule&)> build;
+  int tag = 0;
+  bool persistent() const override { return true; }
+  int start() override {
+    auto s = std::make_unique<Schedule>(comm, tag);
+    if (int e = build(*s)) return e;
+    run(std::move(s));
+    return MPI_SUCCESS;
+  }
 };
 
 }  // namespace
@@ -161,13 +145,9 @@ int Schedule::advance(bool* done) {
 }
 
 int start_schedule(std::unique_ptr<Schedule> schedule, MPI_Request* request) {
-  auto* r = new ScheduleRequest();
+  auto* r = new ScheduleRunner();
   r->comm = schedule->comm();
-  r->schedule = std::move(schedule);
-  bool done = false;
-  r->error = r->schedule->advance(&done);
-  r->finished = done || r->error != MPI_SUCCESS;
-  if (!r->finished) register_progress(r);
+  r->run(std::move(schedule));
   *request = handle_of(r);
   return MPI_SUCCESS;
 }
