@@ -368,7 +368,7 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     // The outgoing blocks are the incoming buffer's current contents: pack them first.
     if (int e = send.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Alltoall", comm)) return e;
     if (!send.owned) {
-      send.owned.reset(new char[static_cast<size_t>(send.bytes + 1)]);
+      send.owned = staging_buffer(send.bytes + 1);
       std::memcpy(send.owned.get(), send.data, static_cast<size_t>(send.bytes));
       send.data = send.owned.get();
     }

@@ -1111,7 +1111,7 @@ int SendView::init(const void* buf, int64_t n, MPI_Datatype datatype, const char
     return MPI_SUCCESS;
   }
   try {
-    owned.reset(new char[static_cast<size_t>(bytes)]);
+    owned = staging_buffer(bytes);
   } catch (const std::bad_alloc&) {
     return fail(MPI_ERR_NO_MEM, func, comm, "no memory to pack %lld bytes", static_cast<long long>(bytes));
   }
@@ -1155,7 +1155,7 @@ int RecvView::init(void* buf, int64_t n, MPI_Datatype datatype, const char* func
     return MPI_SUCCESS;
   }
   try {
-    owned.reset(new char[static_cast<size_t>(bytes)]);
+    owned = staging_buffer(bytes);
   } catch (const std::bad_alloc&) {
     return fail(MPI_ERR_NO_MEM, func, comm, "no memory to receive %lld bytes", static_cast<long long>(bytes));
   }

@@ -146,6 +146,13 @@ void pack(const void* inbuf, int64_t count, const Type& type, void* out);
 // Copies `bytes` (at most count * size) of contiguous data into `count` elements at `outbuf`.
 void unpack(const void* in, int64_t bytes, void* outbuf, int64_t count, const Type& type);
 
+// Staging memory for packed data, from a pool of size classes (staging.cpp).
+struct StagingRelease {
+  void operator()(char* data) const;
+};
+using Staging = std::unique_ptr<char[], StagingRelease>;
+Staging staging_buffer(int64_t bytes);
+
 // What a send of (buf, count, datatype) hands to the C API: the buffer as it is when the data
 // is contiguous, else a packed copy (owned here).
 struct SendView {
@@ -153,7 +160,7 @@ struct SendView {
   int64_t count = 0;
   xmsg_datatype_t xtype = XMSG_BYTE;
   int64_t bytes = 0;
-  std::unique_ptr<char[]> owned;
+  Staging owned;
   int init(const void* buf, int64_t count, MPI_Datatype datatype, const char* func, MPI_Comm comm);
 };
 // What a receive into (buf, count, datatype) gives the C API; finish() unpacks what arrived
@@ -166,7 +173,7 @@ struct RecvView {
   void* user = nullptr;
   int64_t user_count = 0;
   const Type* type = nullptr;
-  std::unique_ptr<char[]> owned;
+  Staging owned;
   // Keeps a derived `type` alive until the view goes (MPI_Type_free may come before finish).
   std::shared_ptr<const void> keep;
   int init(void* buf, int64_t count, MPI_Datatype datatype, const char* func, MPI_Comm comm);
