@@ -239,7 +239,11 @@ XMSG_MPI_ALIAS(Wtick)
 int PMPI_Get_processor_name(char* name, int* resultlen) {
   if (!name || !resultlen)
     return fail(MPI_ERR_ARG, "MPI_Get_processor_name", MPI_COMM_WORLD, "%s is NULL", name ? "resultlen" : "name");
-  if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
+  // The node's name from the bootstrap, so ranks of different (virtual) nodes tell their nodes
+  // apart as the launcher placed them; the host name before MPI_Init.
+  const char* node = xmsgi_hostname();
+  if (node && *node) std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", node);
+  else if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
   name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
   *resultlen = static_cast<int>(std::strlen(name));
   return MPI_SUCCESS;

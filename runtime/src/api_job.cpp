@@ -206,6 +206,13 @@ int xmsgi_comm_context(xmsg_comm_t comm, uint32_t* context) {
 
 void xmsgi_set_idle_hook(void (*hook)(void)) { World::idle_hook = hook; }
 
+const char* xmsgi_hostname(void) {
+  static std::string name;
+  if (!World::current) return nullptr;
+  name = World::current->bootstrap().hostname();
+  return name.c_str();
+}
+
 void xmsgi_idle(unsigned* spins) {
   if (!World::current) return;
   World::Idle idle{*spins};

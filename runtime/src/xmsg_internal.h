@@ -81,6 +81,9 @@ int xmsgi_comm_context(xmsg_comm_t comm, uint32_t* context);
 // layer sets it while it has collective schedules in flight, so that a rank blocked in any
 // call keeps them moving; the hook must not block.
 void xmsgi_set_idle_hook(void (*hook)(void));
+// The name of this rank's node as the bootstrap knows it (PMIX_HOSTNAME: under
+// `xmsgrun --nodes K` each virtual node has its own), nullptr before xmsg_init.
+const char* xmsgi_hostname(void);
 // One step of a wait loop with the runtime's policy (spin; yield when oversubscribed).
 void xmsgi_idle(unsigned* spins);
 // XMSG_SUCCESS, or XMSG_ERR_PEER_FAILED with the message recorded when the runtime has found

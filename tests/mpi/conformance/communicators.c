@@ -86,12 +86,24 @@ static void test_comm_creation(void) {
     CHECK(c1 == MPI_COMM_NULL, "not in the group: MPI_COMM_NULL");
   }
   if (c1 != MPI_COMM_NULL) CHECK_MPI(MPI_Comm_free(&c1));
-  /* split_type SHARED: under xmsgrun without --nodes every rank shares the node */
+  /* split_type SHARED */
   MPI_Comm node;
   CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   int ns = 0;
   MPI_Comm_size(node, &ns);
   CHECK(ns >= 1 && ns <= size, "node comm size %d", ns);
+  /* Ranks share a node communicator exactly when they share a processor name (under
+   * xmsgrun --nodes K each virtual node has its own name). */
+  char pname[MPI_MAX_PROCESSOR_NAME];
+  int plen = 0;
+  CHECK_MPI(MPI_Get_processor_name(pname, &plen));
+  char* names = malloc((size_t)size * MPI_MAX_PROCESSOR_NAME);
+  CHECK_MPI(MPI_Allgather(pname, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                          MPI_COMM_WORLD));
+  int same_name = 0;
+  for (int r = 0; r < size; ++r) same_name += strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME, pname) == 0;
+  CHECK(same_name == ns, "%d ranks named '%s', node communicator of %d", same_name, pname, ns);
+  free(names);
   MPI_Comm_free(&node);
   /* comparisons */
   MPI_Comm dup, rev;
