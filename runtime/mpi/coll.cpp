@@ -14,8 +14,6 @@ void register_user_function(MPI_Op op, MPI_User_function* fn);
 
 namespace {
 
-int check_comm_for(MPI_Comm comm, const char* func, int* rank, int* size) { return check_intra(comm, func, rank, size); }
-
 // Intercommunicator collectives run their non-blocking form to completion.
 int finish(int code, MPI_Request* request) {
   if (code != MPI_SUCCESS) return code;
@@ -63,10 +61,6 @@ void unpack_blocks(const char* in, const int* counts, const int* displs, int n, 
              static_cast<char*>(buf) + static_cast<int64_t>(displs[i]) * t->extent, counts[i], *t);
 }
 
-int typed(MPI_Datatype d, const char* func, const char* arg, MPI_Comm comm, const Type** t) {
-  return check_type(d, func, arg, comm, t);
-}
-
 }  // namespace
 }  // namespace xmsg::mpi
 
@@ -78,7 +72,7 @@ int PMPI_Barrier(MPI_Comm comm) {
   XMSG_INTER(PMPI_Ibarrier(comm, &inter_request))
   if (!is_inter(comm)) return handle(xmsg_barrier(comm), "MPI_Barrier", comm);
   int rank = 0, size = 0;
-  if (int e = check_comm_for(comm, "MPI_Barrier", &rank, &size)) return e;
+  if (int e = check_intra(comm, "MPI_Barrier", &rank, &size)) return e;
   auto s = std::make_unique<Schedule>(comm);
   build_barrier(*s);
   return handle(run_schedule(std::move(s)), "MPI_Barrier", comm);
@@ -90,9 +84,9 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_bcast(buffer, count, datatype, root, comm), "MPI_Bcast", comm);
   int rank = 0, size = 0;
-  if (int e = check_comm_for(comm, "MPI_Bcast", &rank, &size)) return e;
+  if (int e = check_intra(comm, "MPI_Bcast", &rank, &size)) return e;
   const Type* t = nullptr;
-  if (int e = typed(datatype, "MPI_Bcast", "datatype", comm, &t)) return e;
+  if (int e = check_type(datatype, "MPI_Bcast", "datatype", comm, &t)) return e;
   if (int e = check_count(count, "MPI_Bcast", "count", comm)) return e;
   if (int e = check_root(root, size, "MPI_Bcast", comm)) return e;
   RecvView view;
@@ -111,9 +105,9 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm), "MPI_Reduce", comm);
   int rank = 0, size = 0;
-  if (int e = check_comm_for(comm, "MPI_Reduce", &rank, &size)) return e;
+  if (int e = check_intra(comm, "MPI_Reduce", &rank, &size)) return e;
   const Type* t = nullptr;
-  if (int e = typed(datatype, "MPI_Reduce", "datatype", comm, &t)) return e;
+  if (int e = check_type(datatype, "MPI_Reduce", "datatype", comm, &t)) return e;
   if (int e = check_count(count, "MPI_Reduce", "count", comm)) return e;
   if (int e = check_root(root, size, "MPI_Reduce", comm)) return e;
   if (int e = check_op(op, *t, "MPI_Reduce", comm)) return e;
@@ -139,9 +133,9 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_allreduce(sendbuf, recvbuf, count, datatype, op, comm), "MPI_Allreduce", comm);
   int rank = 0, size = 0;
-  if (int e = check_comm_for(comm, "MPI_Allreduce", &rank, &size)) return e;
+  if (int e = check_intra(comm, "MPI_Allreduce", &rank, &size)) return e;
   const Type* t = nullptr;
-  if (int e = typed(datatype, "MPI_Allreduce", "datatype", comm, &t)) return e;
+  if (int e = check_type(datatype, "MPI_Allreduce", "datatype", comm, &t)) return e;
   if (int e = check_count(count, "MPI_Allreduce", "count", comm)) return e;
   if (int e = check_op(op, *t, "MPI_Allreduce", comm)) return e;
   if (user_function_of(op)) {
@@ -193,7 +187,7 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   XMSG_INTER(PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
-  if (int e = check_comm_for(comm, "MPI_Gatherv", &rank, &size)) return e;
+  if (int e = check_intra(comm, "MPI_Gatherv", &rank, &size)) return e;
   if (int e = check_root(root, size, "MPI_Gatherv", comm)) return e;
   const bool in_place = rank == root && sendbuf == MPI_IN_PLACE;
   SendView send;
@@ -203,7 +197,7 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     return handle(xmsg_gatherv(send.data, send.count, send.xtype, nullptr, nullptr, nullptr, XMSG_BYTE, root, comm),
                   "MPI_Gatherv", comm);
   const Type* rt = nullptr;
-  if (int e = typed(recvtype, "MPI_Gatherv", "recvtype", comm, &rt)) return e;
+  if (int e = check_type(recvtype, "MPI_Gatherv", "recvtype", comm, &rt)) return e;
   if (int e = check_counts(recvcounts, size, "MPI_Gatherv", "recvcounts", comm)) return e;
   if (!displs) return fail(MPI_ERR_ARG, "MPI_Gatherv", comm, "displs is NULL");
   if (is_xmsg_type(recvtype)) {
@@ -259,7 +253,7 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   XMSG_INTER(PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
-  if (int e = check_comm_for(comm, "MPI_Scatterv", &rank, &size)) return e;
+  if (int e = check_intra(comm, "MPI_Scatterv", &rank, &size)) return e;
   if (int e = check_root(root, size, "MPI_Scatterv", comm)) return e;
   const bool in_place = rank == root && recvbuf == MPI_IN_PLACE;
   RecvView recv;
@@ -271,7 +265,7 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
     return handle(code, "MPI_Scatterv", comm);
   }
   const Type* st = nullptr;
-  if (int e = typed(sendtype, "MPI_Scatterv", "sendtype", comm, &st)) return e;
+  if (int e = check_type(sendtype, "MPI_Scatterv", "sendtype", comm, &st)) return e;
   if (int e = check_counts(sendcounts, size, "MPI_Scatterv", "sendcounts", comm)) return e;
   if (!displs) return fail(MPI_ERR_ARG, "MPI_Scatterv", comm, "displs is NULL");
   int code;
@@ -323,9 +317,9 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   XMSG_INTER(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
-  if (int e = check_comm_for(comm, "MPI_Allgatherv", &rank, &size)) return e;
+  if (int e = check_intra(comm, "MPI_Allgatherv", &rank, &size)) return e;
   const Type* rt = nullptr;
-  if (int e = typed(recvtype, "MPI_Allgatherv", "recvtype", comm, &rt)) return e;
+  if (int e = check_type(recvtype, "MPI_Allgatherv", "recvtype", comm, &rt)) return e;
   if (int e = check_counts(recvcounts, size, "MPI_Allgatherv", "recvcounts", comm)) return e;
   if (!displs) return fail(MPI_ERR_ARG, "MPI_Allgatherv", comm, "displs is NULL");
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -387,7 +381,7 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   XMSG_INTER(PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
-  if (int e = check_comm_for(comm, "MPI_Alltoallv", &rank, &size)) return e;
+  if (int e = check_intra(comm, "MPI_Alltoallv", &rank, &size)) return e;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (in_place) {
     sendbuf = nullptr;
@@ -396,8 +390,8 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     sendtype = recvtype;
   }
   const Type *st = nullptr, *rt = nullptr;
-  if (int e = typed(sendtype, "MPI_Alltoallv", "sendtype", comm, &st)) return e;
-  if (int e = typed(recvtype, "MPI_Alltoallv", "recvtype", comm, &rt)) return e;
+  if (int e = check_type(sendtype, "MPI_Alltoallv", "sendtype", comm, &st)) return e;
+  if (int e = check_type(recvtype, "MPI_Alltoallv", "recvtype", comm, &rt)) return e;
   if (int e = check_counts(sendcounts, size, "MPI_Alltoallv", "sendcounts", comm)) return e;
   if (int e = check_counts(recvcounts, size, "MPI_Alltoallv", "recvcounts", comm)) return e;
   if (!sdispls || !rdispls) return fail(MPI_ERR_ARG, "MPI_Alltoallv", comm, "%s is NULL", sdispls ? "rdispls" : "sdispls");
@@ -463,7 +457,7 @@ XMSG_MPI_ALIAS(Exscan)
 
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
   const Type* t = nullptr;
-  if (int e = typed(datatype, "MPI_Reduce_local", "datatype", MPI_COMM_WORLD, &t)) return e;
+  if (int e = check_type(datatype, "MPI_Reduce_local", "datatype", MPI_COMM_WORLD, &t)) return e;
   if (int e = check_count(count, "MPI_Reduce_local", "count", MPI_COMM_WORLD)) return e;
   if (int e = check_op(op, *t, "MPI_Reduce_local", MPI_COMM_WORLD)) return e;
   if (count > 0 && (!inbuf || !inoutbuf))

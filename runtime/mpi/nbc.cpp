@@ -14,10 +14,6 @@ int comm_args(MPI_Comm comm, MPI_Request* request, const char* func, int* rank, 
   return MPI_SUCCESS;
 }
 
-int type_arg(MPI_Datatype d, const char* func, const char* arg, MPI_Comm comm, const Type** t) {
-  return check_type(d, func, arg, comm, t);
-}
-
 // Runs `build` now (non-blocking form) or at every MPI_Start (persistent form, info given).
 int launch(MPI_Comm comm, bool persistent, std::function<int(Schedule&)> build, MPI_Request* request) {
   if (persistent) return persistent_collective(comm, std::move(build), request);
@@ -56,14 +52,14 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_
     if (int e = inter_args(comm, request, func, &rank, &size)) return e;
     if (int e = inter_check_root(root, comm, func)) return e;
     if (root != MPI_PROC_NULL) {
-      if (int e = type_arg(type, func, "datatype", comm, &t)) return e;
+      if (int e = check_type(type, func, "datatype", comm, &t)) return e;
       if (int e = check_count(count, func, "count", comm)) return e;
     }
     return launch(comm, persistent, [=](Schedule& s) { return build_inter_bcast(s, buf, count, type, root); },
                   request);
   }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
-  if (int e = type_arg(type, func, "datatype", comm, &t)) return e;
+  if (int e = check_type(type, func, "datatype", comm, &t)) return e;
   if (int e = check_count(count, func, "count", comm)) return e;
   if (int e = check_root(root, size, func, comm)) return e;
   return launch(comm, persistent, [=](Schedule& s) { return build_bcast(s, buf, count, type, root); }, request);
@@ -80,7 +76,7 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const i
     if (int e = inter_check_root(root, comm, func)) return e;
     std::vector<int> c, d;
     if (root == MPI_ROOT) {
-      if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+      if (int e = check_type(rtype, func, "recvtype", comm, &t)) return e;
       if (rcounts) {
         if (int e = check_counts(rcounts, remote, func, "recvcounts", comm)) return e;
         if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
@@ -88,7 +84,7 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const i
         d = copy_of(displs, remote);
       }
     } else if (root != MPI_PROC_NULL) {
-      if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+      if (int e = check_type(stype, func, "sendtype", comm, &t)) return e;
       if (int e = check_count(scount, func, "sendcount", comm)) return e;
     }
     const bool v = !c.empty();
@@ -101,12 +97,12 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const i
   if (int e = check_root(root, size, func, comm)) return e;
   const bool in_place = rank == root && sbuf == MPI_IN_PLACE;
   if (!in_place) {
-    if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+    if (int e = check_type(stype, func, "sendtype", comm, &t)) return e;
     if (int e = check_count(scount, func, "sendcount", comm)) return e;
   }
   std::vector<int> c, d;
   if (rank == root) {
-    if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+    if (int e = check_type(rtype, func, "recvtype", comm, &t)) return e;
     if (rcounts) {
       if (int e = check_counts(rcounts, size, func, "recvcounts", comm)) return e;
       if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
@@ -134,7 +130,7 @@ int scatter(const void* sbuf, const int* scounts, const int* displs, int scount,
     if (int e = inter_check_root(root, comm, func)) return e;
     std::vector<int> c, d;
     if (root == MPI_ROOT) {
-      if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+      if (int e = check_type(stype, func, "sendtype", comm, &t)) return e;
       if (scounts) {
         if (int e = check_counts(scounts, remote, func, "sendcounts", comm)) return e;
         if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
@@ -142,7 +138,7 @@ int scatter(const void* sbuf, const int* scounts, const int* displs, int scount,
         d = copy_of(displs, remote);
       }
     } else if (root != MPI_PROC_NULL) {
-      if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+      if (int e = check_type(rtype, func, "recvtype", comm, &t)) return e;
       if (int e = check_count(rcount, func, "recvcount", comm)) return e;
     }
     const bool v = !c.empty();
@@ -155,12 +151,12 @@ int scatter(const void* sbuf, const int* scounts, const int* displs, int scount,
   if (int e = check_root(root, size, func, comm)) return e;
   const bool in_place = rank == root && rbuf == MPI_IN_PLACE;
   if (!in_place) {
-    if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+    if (int e = check_type(rtype, func, "recvtype", comm, &t)) return e;
     if (int e = check_count(rcount, func, "recvcount", comm)) return e;
   }
   std::vector<int> c, d;
   if (rank == root) {
-    if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+    if (int e = check_type(stype, func, "sendtype", comm, &t)) return e;
     if (scounts) {
       if (int e = check_counts(scounts, size, func, "sendcounts", comm)) return e;
       if (!displs) return fail(MPI_ERR_ARG, func, comm, "displs is NULL");
@@ -185,8 +181,8 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, cons
   if (is_inter(comm)) {
     int remote = 0, local = 0;
     if (int e = inter_args(comm, request, func, &remote, &local)) return e;
-    if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
-    if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+    if (int e = check_type(stype, func, "sendtype", comm, &t)) return e;
+    if (int e = check_type(rtype, func, "recvtype", comm, &t)) return e;
     if (int e = check_count(scount, func, "sendcount", comm)) return e;
     std::vector<int> c, d;
     if (rcounts) {
@@ -203,10 +199,10 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, cons
   }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   if (sbuf != MPI_IN_PLACE) {
-    if (int e = type_arg(stype, func, "sendtype", comm, &t)) return e;
+    if (int e = check_type(stype, func, "sendtype", comm, &t)) return e;
     if (int e = check_count(scount, func, "sendcount", comm)) return e;
   }
-  if (int e = type_arg(rtype, func, "recvtype", comm, &t)) return e;
+  if (int e = check_type(rtype, func, "recvtype", comm, &t)) return e;
   std::vector<int> c, d;
   if (rcounts) {
     if (int e = check_counts(rcounts, size, func, "recvcounts", comm)) return e;
@@ -231,11 +227,11 @@ int alltoallw(const void* sbuf, std::vector<int> sc, std::vector<MPI_Aint> sd, s
   const Type* t;
   for (int i = 0; i < n; ++i) {
     if (sbuf != MPI_IN_PLACE) {
-      if (int e = type_arg(st[static_cast<size_t>(i)], func, "sendtype", comm, &t)) return e;
+      if (int e = check_type(st[static_cast<size_t>(i)], func, "sendtype", comm, &t)) return e;
       if (sc[static_cast<size_t>(i)] < 0)
         return fail(MPI_ERR_COUNT, func, comm, "sendcounts[%d] = %d is negative", i, sc[static_cast<size_t>(i)]);
     }
-    if (int e = type_arg(rt[static_cast<size_t>(i)], func, "recvtype", comm, &t)) return e;
+    if (int e = check_type(rt[static_cast<size_t>(i)], func, "recvtype", comm, &t)) return e;
     if (rc[static_cast<size_t>(i)] < 0)
       return fail(MPI_ERR_COUNT, func, comm, "recvcounts[%d] = %d is negative", i, rc[static_cast<size_t>(i)]);
   }
@@ -258,9 +254,9 @@ int alltoall_common(const void* sbuf, const int* scounts, const int* sdispls, in
     return e;
   }
   const Type *st = nullptr, *rt = nullptr;
-  if (int e = type_arg(rtype, func, "recvtype", comm, &rt)) return e;
+  if (int e = check_type(rtype, func, "recvtype", comm, &rt)) return e;
   if (sbuf != MPI_IN_PLACE)
-    if (int e = type_arg(stype, func, "sendtype", comm, &st)) return e;
+    if (int e = check_type(stype, func, "sendtype", comm, &st)) return e;
   const bool v = rcounts != nullptr;
   if (v) {
     if (int e = check_counts(rcounts, size, func, "recvcounts", comm)) return e;
@@ -321,7 +317,7 @@ int reduce_args(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_
     return e;
   }
   const Type* t;
-  if (int e = type_arg(type, func, "datatype", comm, &t)) return e;
+  if (int e = check_type(type, func, "datatype", comm, &t)) return e;
   if (int e = check_count(count, func, "count", comm)) return e;
   return check_op(op, *t, func, comm);
 }
