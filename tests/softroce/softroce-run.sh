@@ -2,7 +2,8 @@
 # softroce-run.sh: run one host-built command inside a qemu guest that has a soft-RoCE (rxe0)
 # RDMA device, and return its exit status and output.
 #
-#   softroce-run.sh [--cache DIR] [--timeout SECONDS] [--memory MB] [--env NAME=VALUE]... -- COMMAND [ARGS...]
+#   softroce-run.sh [--xrc [--provider PATH]] [--cache DIR] [--timeout SECONDS] [--memory MB]
+#                   [--env NAME=VALUE]... -- COMMAND [ARGS...]
 #
 # This host has no RDMA device and its kernel no InfiniBand stack, but Debian's own kernel ships
 # rdma_rxe. So: download that kernel (never installed on the host), build a small busybox
@@ -13,6 +14,12 @@
 #
 # Exit status: COMMAND's, or 124 when qemu ran past --timeout (it is killed), or 125 when the
 # guest never reported a status (boot failure: the console log is printed).
+#
+# --xrc boots an XRC-capable rxe0 instead: Debian's rdma_rxe rebuilt with the project's XRC code
+# (rxe-xrc/build-module.sh, cached next to the image) and COMMAND run with RDMAV_DRIVERS naming
+# the project's own verbs provider for it (--provider, default build/lib/libxmsg_rxe under the
+# checkout), which libibverbs then prefers over Debian's librxe. Without --xrc the guest runs
+# Debian's module and provider unchanged.
 # Installs what it needs when missing: the packages scripts/deps/softroce.txt names (one list for
 # `make deps` and for this script run on its own).
 set -euo pipefail
@@ -23,17 +30,27 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/xmsg-softroce"
 timeout_s=240
 memory_mb=512
 guest_env=()
+xrc=0
+provider=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) [ $# -ge 2 ] || die "--cache needs a directory"; cache="$2"; shift 2 ;;
     --timeout) [[ "${2:-}" =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || die "--timeout needs a positive number of seconds, got '${2:-}'"; timeout_s="$2"; shift 2 ;;
     --memory) [[ "${2:-}" =~ ^[0-9]+$ ]] && [ "$2" -ge 128 ] || die "--memory needs megabytes >= 128, got '${2:-}'"; memory_mb="$2"; shift 2 ;;
     --env) [[ "${2:-}" == *=* ]] || die "--env needs NAME=VALUE, got '${2:-}'"; guest_env+=("$2"); shift 2 ;;
+    --xrc) xrc=1; shift ;;
+    --provider) [ $# -ge 2 ] || die "--provider needs the provider's path without -rdmav34.so"; provider="$2"; shift 2 ;;
     --) shift; break ;;
-    *) die "unknown argument '$1' (usage: softroce-run.sh [--cache DIR] [--timeout S] [--memory MB] [--env N=V]... -- COMMAND [ARGS...])" ;;
+    *) die "unknown argument '$1' (usage: softroce-run.sh [--xrc [--provider PATH]] [--cache DIR] [--timeout S] [--memory MB] [--env N=V]... -- COMMAND [ARGS...])" ;;
   esac
 done
 [ $# -gt 0 ] || die "no COMMAND given after --"
+[ -z "$provider" ] || [ $xrc -eq 1 ] || die "--provider is for --xrc only"
+if [ $xrc -eq 1 ]; then
+  [ -n "$provider" ] || provider="$(cd "$(dirname "$0")/../.." && pwd)/build/lib/libxmsg_rxe"
+  case "$provider" in /*) ;; *) provider="$PWD/$provider" ;; esac
+  [ -f "$provider-rdmav34.so" ] || die "--xrc: no verbs provider at $provider-rdmav34.so (build the target xmsg_rxe_provider, or name it with --provider)"
+fi
 
 # ---- packages ---------------------------------------------------------------------------------
 deps_list="$(cd "$(dirname "$0")/../.." && pwd)/scripts/deps/softroce.txt"
@@ -115,6 +132,26 @@ build_image() {
   rm -rf "$work"
 }
 
+# The XRC image: the plain initramfs with rdma_rxe replaced by the XRC build of the same
+# kernel version's source.
+xrc_stamp_wanted() {
+  echo "$(cat "$cache/stamp") $(cat "$here"/rxe-xrc/kernel/* "$here/rxe-xrc/build-module.sh" | sha256sum | cut -c1-16)"
+}
+build_xrc_image() {
+  local pkg work
+  pkg=$(cut -d' ' -f1 "$cache/stamp")
+  work="$cache/work-xrc"
+  rm -rf "$work"; mkdir -p "$work/root"
+  "$here/rxe-xrc/build-module.sh" "$pkg" "$work/module" || die "building the XRC rdma_rxe for $pkg failed"
+  (cd "$work/root" && gzip -dc "$cache/initrd.gz" | cpio -id --quiet) || die "cannot unpack $cache/initrd.gz"
+  [ -f "$work/root/modules/rdma_rxe.ko" ] || die "the plain initramfs has no modules/rdma_rxe.ko to replace"
+  cp "$work/module/rdma_rxe.ko" "$work/root/modules/rdma_rxe.ko"
+  (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd-xrc.gz"
+  mv "$work/initrd-xrc.gz" "$cache/initrd-xrc.gz"
+  xrc_stamp_wanted > "$cache/stamp-xrc"
+  rm -rf "$work"
+}
+
 stamp_wanted() {
   echo "$(cat "$here/guest-init.sh" "$0" | sha256sum | cut -c1-16)"
 }
@@ -124,6 +161,11 @@ stamp_wanted() {
      [ "$(cut -d' ' -f2 "$cache/stamp")" != "$(stamp_wanted)" ]; then
     echo "softroce-run: building the guest kernel and initramfs in $cache" >&2
     build_image
+  fi
+
+  if [ $xrc -eq 1 ] && { [ ! -f "$cache/initrd-xrc.gz" ] || [ "$(cat "$cache/stamp-xrc" 2>/dev/null)" != "$(xrc_stamp_wanted)" ]; }; then
+    echo "softroce-run: building the XRC rdma_rxe and its initramfs in $cache" >&2
+    build_xrc_image
   fi
 ) 9>"$cache/.lock"
 
@@ -140,18 +182,21 @@ case "$run" in *[[:space:]]*) die "cache path '$run' contains whitespace (the gu
 
 {
   echo "cd $(printf '%q' "$PWD") || exit 126"
+  [ $xrc -eq 0 ] || echo "export RDMAV_DRIVERS=$(printf '%q' "$provider")"
   for kv in "${guest_env[@]}"; do echo "export $(printf '%q' "$kv")"; done
   printf 'exec'; printf ' %q' "$@"; echo
 } > "$run/command.sh"
 
 # The guest writes output.log and status into $run, which it mounts (writable) at the same path
 # inside the chrooted host root, so the command sees the host's paths unchanged.
+initrd="$cache/initrd.gz"
+[ $xrc -eq 0 ] || initrd="$cache/initrd-xrc.gz"
 start=$(date +%s)
 set +e
 timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 \
   -accel tcg,tb-size=64 -cpu max -m "$memory_mb" -smp 2 \
   -display none -no-reboot -monitor none -serial "file:$run/console.log" \
-  -kernel "$cache/vmlinuz" -initrd "$cache/initrd.gz" \
+  -kernel "$cache/vmlinuz" -initrd "$initrd" \
   -nic user,model=virtio-net-pci,restrict=on \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs "local,path=$run,mount_tag=results,security_model=none,multidevs=remap" \

@@ -1,10 +1,12 @@
 // The verbs resource classes against a real device. On a host without RDMA they skip with
 // "no RDMA device"; the soft-RoCE ctest runs them inside a qemu guest with rxe0 and sets
-// XMSG_REQUIRE_RDMA_DEVICE=1 so a missing device fails there instead of skipping. XRC needs
-// hardware (mlx5): those tests skip with "no XRC-capable device" elsewhere.
+// XMSG_REQUIRE_RDMA_DEVICE=1 so a missing device fails there instead of skipping. The XRC tests
+// need an XRC-capable device: the project's XRC soft-RoCE device (softroce-run.sh --xrc, label
+// softroce-xrc) or hardware (mlx5); elsewhere they skip with "no XRC-capable device".
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,6 +81,20 @@ bool device_required() {
       if (device_required()) FAIL() << "no RDMA device, but XMSG_REQUIRE_RDMA_DEVICE=1"; \
       GTEST_SKIP() << "no RDMA device";                                                 \
     }                                                                                   \
+  } while (0)
+
+bool xrc_required() {
+  const char* v = std::getenv("XMSG_REQUIRE_XRC");
+  return v != nullptr && std::string(v) == "1";
+}
+
+// XRC tests skip on a device without XRC, except where the harness promised one (--xrc guest).
+#define REQUIRE_XRC_DEVICE(device)                                                                 \
+  do {                                                                                             \
+    if (!(device).supports_xrc()) {                                                                \
+      if (xrc_required()) FAIL() << "device " << (device).label() << " lacks XRC, but XMSG_REQUIRE_XRC=1"; \
+      GTEST_SKIP() << "no XRC-capable device";                                                     \
+    }                                                                                              \
   } while (0)
 
 // Polls until `want` completions arrived or ten seconds passed (a guard against hangs, not a
@@ -335,7 +351,7 @@ TEST(RcLoopback, ReadWithAWrongKeyFailsWithANamedStatus) {
 TEST(QueuePair, TgtRefusesToSendOrReachRts) {
   REQUIRE_RDMA_DEVICE();
   Device device = Device::open_default();
-  if (!device.supports_xrc()) GTEST_SKIP() << "no XRC-capable device";
+  REQUIRE_XRC_DEVICE(device);
   TempDir dir;
   ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
   XrcDomain xrcd(device, "tgtjob", 0);
@@ -421,7 +437,7 @@ TEST(XrcDomain, DeviceWithoutXrcIsRefusedByName) {
 TEST(XrcLoopback, SendAndReadThroughIniAndTgt) {
   REQUIRE_RDMA_DEVICE();
   Device device = Device::open_default();
-  if (!device.supports_xrc()) GTEST_SKIP() << "no XRC-capable device";
+  REQUIRE_XRC_DEVICE(device);
   TempDir dir;
   ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
   ProtectionDomain pd(device);
@@ -474,6 +490,126 @@ TEST(XrcLoopback, SendAndReadThroughIniAndTgt) {
   ASSERT_EQ(wcs.size(), 1u);
   ASSERT_EQ(wcs[0].status, IBV_WC_SUCCESS) << describe_completion(wcs[0]);
   for (std::size_t k = 0; k < 512; ++k) ASSERT_EQ(target[k], buf[k]) << "byte " << k;
+}
+
+// ---- XRC refusals: each a clear error completion or return code, never a hang -------------
+
+// One INI -> TGT connection on one device, the TGT in `tgt_domain`.
+struct XrcPair {
+  std::unique_ptr<QueuePair> ini;
+  std::unique_ptr<QueuePair> tgt;
+  XrcPair(ProtectionDomain& pd, CompletionQueue& cq, XrcDomain& tgt_domain, Device& device)
+      : ini(QueuePair::create_xrc_ini(pd, cq, 16, "node 0 (loopback)")),
+        tgt(QueuePair::create_xrc_tgt(tgt_domain, "rank 0 (loopback)")) {
+    ini->connect(endpoint_of(*tgt, device));
+    tgt->connect(endpoint_of(*ini, device));
+  }
+};
+
+// Sends 64 bytes through `ini` naming `srqn`; returns the completions seen on `cq` in 10 s.
+std::vector<ibv_wc> send_naming(QueuePair& ini, ProtectionDomain& pd, CompletionQueue& cq, std::uint32_t srqn,
+                                int want) {
+  static std::vector<unsigned char> buf(64, 0x5a);
+  static std::unique_ptr<MemoryRegion> mr;
+  mr = std::make_unique<MemoryRegion>(pd, buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE);
+  ibv_sge sge{reinterpret_cast<std::uint64_t>(buf.data()), 64, mr->lkey()};
+  ibv_send_wr wr{};
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.qp_type.xrc.remote_srqn = srqn;
+  ini.post_send(wr);
+  auto got = wait_for(cq, want);
+  mr.reset();
+  return got;
+}
+
+TEST(XrcRefusal, SendNamingAnUnknownSrqNumberIsAnInvalidRequest) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  REQUIRE_XRC_DEVICE(device);
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  ProtectionDomain pd(device);
+  CompletionQueue cq(device, 64);
+  XrcDomain xrcd(device, "badsrqn", 0);
+  SharedReceiveQueue srq(pd, xrcd, cq, 16, 1024);
+  XrcPair pair(pd, cq, xrcd, device);
+  const auto wcs = send_naming(*pair.ini, pd, cq, (srq.srq_num() + 4093) & 0xffffff, 1);
+  ASSERT_EQ(wcs.size(), 1u) << "the refused send never completed";
+  EXPECT_EQ(wcs[0].status, IBV_WC_REM_INV_REQ_ERR) << describe_completion(wcs[0]);
+  EXPECT_EQ(wcs[0].qp_num, pair.ini->qpn());
+  EXPECT_TRUE(wait_for(cq, 1).empty()) << "something arrived in the SRQ through a wrong number";
+}
+
+TEST(XrcRefusal, SendNamingAnSrqOfAnotherDomainIsAnInvalidRequest) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  REQUIRE_XRC_DEVICE(device);
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  ProtectionDomain pd(device);
+  CompletionQueue cq(device, 64);
+  XrcDomain mine(device, "domains", 0);
+  XrcDomain other(device, "domains", 1);
+  ASSERT_NE(mine.get(), other.get());
+  SharedReceiveQueue other_srq(pd, other, cq, 16, 1024);
+  XrcPair pair(pd, cq, mine, device);
+  const auto wcs = send_naming(*pair.ini, pd, cq, other_srq.srq_num(), 1);
+  ASSERT_EQ(wcs.size(), 1u) << "the refused send never completed";
+  EXPECT_EQ(wcs[0].status, IBV_WC_REM_INV_REQ_ERR) << describe_completion(wcs[0]);
+  EXPECT_TRUE(wait_for(cq, 1).empty()) << "a TGT delivered into an SRQ of another XRC domain";
+}
+
+// An anonymous domain (no file) still holding an SRQ refuses to close (EBUSY) and keeps
+// working. A file-backed one, as a node's ranks share it, is closed per handle: one rank closing
+// its handle while another's SRQ and TGT QPs use the domain succeeds and leaves them working.
+TEST(XrcRefusal, ClosingADomainStillInUse) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  REQUIRE_XRC_DEVICE(device);
+  ProtectionDomain pd(device);
+  CompletionQueue cq(device, 64);
+  {
+    ibv_xrcd_init_attr attr{};
+    attr.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+    attr.fd = -1;
+    attr.oflags = O_CREAT;
+    ibv_xrcd* anonymous = ibv_open_xrcd(device.context(), &attr);
+    ASSERT_NE(anonymous, nullptr) << "ibv_open_xrcd(fd -1): " << std::strerror(errno);
+    ibv_srq_init_attr_ex sattr{};
+    sattr.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD;
+    sattr.srq_type = IBV_SRQT_XRC;
+    sattr.xrcd = anonymous;
+    sattr.cq = cq.get();
+    sattr.pd = pd.get();
+    sattr.attr.max_wr = 4;
+    sattr.attr.max_sge = 1;
+    ibv_srq* srq = ibv_create_srq_ex(device.context(), &sattr);
+    ASSERT_NE(srq, nullptr) << "ibv_create_srq_ex: " << std::strerror(errno);
+    EXPECT_EQ(ibv_close_xrcd(anonymous), EBUSY) << "closed a domain that still has an SRQ";
+    EXPECT_EQ(ibv_destroy_srq(srq), 0);
+    EXPECT_EQ(ibv_close_xrcd(anonymous), 0) << "the domain did not close once its SRQ was gone";
+  }
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  XrcDomain xrcd(device, "closing", 0);
+  SharedReceiveQueue srq(pd, xrcd, cq, 16, 1024);
+  XrcPair pair(pd, cq, xrcd, device);
+  const int fd = ::open(xrcd.path().c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << xrcd.path();
+  ibv_xrcd_init_attr attr{};
+  attr.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+  attr.fd = fd;
+  attr.oflags = 0;
+  ibv_xrcd* second_handle = ibv_open_xrcd(device.context(), &attr);
+  ::close(fd);
+  ASSERT_NE(second_handle, nullptr) << "a second handle on the domain file: " << std::strerror(errno);
+  EXPECT_EQ(ibv_close_xrcd(second_handle), 0) << "closing one handle of a shared, busy domain";
+  const auto wcs = send_naming(*pair.ini, pd, cq, srq.srq_num(), 2);
+  ASSERT_EQ(wcs.size(), 2u) << "the domain stopped working when another handle closed";
+  for (const auto& wc : wcs) EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
 }
 
 TEST(VerbsTransportConfig, SameNodePairsOnlyWhenVerbsIsListedFirst) {

@@ -193,6 +193,7 @@ RemoteEndpoint VerbsTransport::endpoint(const WireUpRecord& record, int qp_posit
 void VerbsTransport::connect(std::span<const int> peers) {
   if (connected_) throw TransportError("verbs: connect() called twice");
   connected_ = true;
+  const auto wire_up_start = std::chrono::steady_clock::now();
   const int size = boot_.size();
   const bool own_nodes = verbs_carries_same_node_pairs(std::getenv("XMSG_TRANSPORTS"));
   const int my_node = own_nodes ? rank_ : boot_.node_id();
@@ -321,9 +322,12 @@ void VerbsTransport::connect(std::span<const int> peers) {
   }
   boot_.fence(false);
   if (verbose()) {
-    std::fprintf(stderr, "xmsg: verbs: rank %d on %s, %s mode, %zu QPs, SRQ %d x %zu bytes\n", rank_,
-                 device_.label().c_str(), std::string(to_string(mode_)).c_str(), qps_.size(), limits_.srq_depth,
-                 limits_.eager_buffer_bytes);
+    const double wire_up_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wire_up_start).count();
+    const std::string domain = xrcd_ ? ", XRC domain " + xrcd_->path() : std::string();
+    std::fprintf(stderr, "xmsg: verbs: rank %d on %s, %s mode, %zu QPs, SRQ %d x %zu bytes%s, wired up in %.1f ms\n",
+                 rank_, device_.label().c_str(), std::string(to_string(mode_)).c_str(), qps_.size(), limits_.srq_depth,
+                 limits_.eager_buffer_bytes, domain.c_str(), wire_up_ms);
   }
 }
 

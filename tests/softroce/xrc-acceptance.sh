@@ -1,0 +1,64 @@
+#!/bin/sh
+# xrc-acceptance.sh: programs nobody in this project wrote, run unmodified against the XRC
+# soft-RoCE device (inside `softroce-run.sh --xrc`): each is a server and a client process on
+# rxe0, and each pair must exit 0 on both sides. Prints one "xrc-acceptance: NAME: PASS|FAIL"
+# line per pair, and the pair's output on failure; exits 1 if any failed.
+#
+# Usage: xrc-acceptance.sh [NAME...]   (default: all)
+set -u
+
+dev=rxe0
+gid=1            # the IPv4-mapped GID (RoCE v2) of the guest's rxe0
+server_ip=127.0.0.1
+failed=0
+log=$(mktemp -d "${TMPDIR:-/tmp}/xrc-acceptance.XXXXXX")
+trap 'rm -rf "$log"' EXIT
+
+# pair NAME SERVER_COMMAND CLIENT_COMMAND (each one shell word, run with sh -c)
+pair() {
+  name=$1 server=$2 client=$3
+  timeout 120 sh -c "$server" >"$log/$name.server" 2>&1 &
+  spid=$!
+  sleep 2  # the server must be listening before the client connects
+  timeout 120 sh -c "$client" >"$log/$name.client" 2>&1
+  cstatus=$?
+  wait $spid
+  sstatus=$?
+  if [ $cstatus -eq 0 ] && [ $sstatus -eq 0 ]; then
+    echo "xrc-acceptance: $name: PASS"
+    tail -n 3 "$log/$name.client" | sed "s/^/  $name client: /"
+  else
+    echo "xrc-acceptance: $name: FAIL (server exit $sstatus, client exit $cstatus)"
+    sed "s/^/  $name server: /" "$log/$name.server"
+    sed "s/^/  $name client: /" "$log/$name.client"
+    failed=1
+  fi
+}
+
+want() {
+  [ $# -eq 0 ] && return 0
+  for w in $selected; do [ "$w" = "$1" ] && return 0; done
+  return 1
+}
+selected="$*"
+
+# ibverbs-utils: XRC SRQs behind one TGT, 2 clients' worth of SRQs, data checked by the tool.
+want ibv_xsrq_pingpong && pair ibv_xsrq_pingpong \
+  "ibv_xsrq_pingpong -d $dev -g $gid -n 20 -s 4096" \
+  "ibv_xsrq_pingpong -d $dev -g $gid -n 20 -s 4096 $server_ip"
+# rdmacm-utils: the connection manager's XRC path (rdma_create_srq_ex, XRC_SEND / XRC_RECV QPs).
+want rdma_xserver && pair rdma_xserver \
+  "rdma_xserver -c x -p 7471" \
+  "rdma_xclient -c x -p 7471 -s $server_ip"
+# perftest 4.5: XRC where it supports it (send latency and bandwidth, RDMA READ latency).
+want ib_send_lat && pair ib_send_lat \
+  "ib_send_lat -d $dev -x $gid -c XRC -n 200 -p 18601" \
+  "ib_send_lat -d $dev -x $gid -c XRC -n 200 -p 18601 $server_ip"
+want ib_send_bw && pair ib_send_bw \
+  "ib_send_bw -d $dev -x $gid -c XRC -n 200 -p 18602" \
+  "ib_send_bw -d $dev -x $gid -c XRC -n 200 -p 18602 $server_ip"
+want ib_read_lat && pair ib_read_lat \
+  "ib_read_lat -d $dev -x $gid -c XRC -n 200 -p 18603" \
+  "ib_read_lat -d $dev -x $gid -c XRC -n 200 -p 18603 $server_ip"
+
+exit $failed
