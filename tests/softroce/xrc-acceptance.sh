@@ -9,14 +9,16 @@ set -u
 
 dev=rxe0
 gid=1            # the IPv4-mapped GID (RoCE v2) of the guest's rxe0
-server_ip=127.0.0.1
+server_ip=10.0.2.15   # eth0 of the guest (guest-init.sh); rdma_cm cannot bind 127.0.0.1 to rxe0
 failed=0
+ran=""
 log=$(mktemp -d "${TMPDIR:-/tmp}/xrc-acceptance.XXXXXX")
 trap 'rm -rf "$log"' EXIT
 
 # pair NAME SERVER_COMMAND CLIENT_COMMAND (each one shell word, run with sh -c)
 pair() {
   name=$1 server=$2 client=$3
+  ran="$ran $name"
   timeout 120 sh -c "$server" >"$log/$name.server" 2>&1 &
   spid=$!
   sleep 2  # the server must be listening before the client connects
@@ -35,12 +37,12 @@ pair() {
   fi
 }
 
+selected="$*"
 want() {
-  [ $# -eq 0 ] && return 0
+  [ -z "$selected" ] && return 0
   for w in $selected; do [ "$w" = "$1" ] && return 0; done
   return 1
 }
-selected="$*"
 
 # ibverbs-utils: XRC SRQs behind one TGT, 2 clients' worth of SRQs, data checked by the tool.
 want ibv_xsrq_pingpong && pair ibv_xsrq_pingpong \
@@ -61,4 +63,5 @@ want ib_read_lat && pair ib_read_lat \
   "ib_read_lat -d $dev -x $gid -c XRC -n 200 -p 18603" \
   "ib_read_lat -d $dev -x $gid -c XRC -n 200 -p 18603 $server_ip"
 
+[ -n "$ran" ] || { echo "xrc-acceptance: no pair selected by '$selected'"; exit 2; }
 exit $failed

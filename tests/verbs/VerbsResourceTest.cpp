@@ -110,6 +110,12 @@ std::vector<ibv_wc> wait_for(CompletionQueue& cq, int want) {
   return got;
 }
 
+std::string describe_all(const std::vector<ibv_wc>& wcs) {
+  std::string text = std::to_string(wcs.size()) + " completion(s):";
+  for (const auto& wc : wcs) text += " [" + describe_completion(wc) + " opcode " + std::to_string(wc.opcode) + "]";
+  return text;
+}
+
 RemoteEndpoint endpoint_of(const QueuePair& qp, const Device& device) {
   RemoteEndpoint ep;
   ep.qpn = qp.qpn();
@@ -463,7 +469,7 @@ TEST(XrcLoopback, SendAndReadThroughIniAndTgt) {
   wr.qp_type.xrc.remote_srqn = srq.srq_num();
   ini->post_send(wr);
   auto wcs = wait_for(cq, 2);
-  ASSERT_EQ(wcs.size(), 2u);
+  ASSERT_EQ(wcs.size(), 2u) << describe_all(wcs);
   for (const auto& wc : wcs) {
     ASSERT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
     if (wc.opcode == IBV_WC_RECV) {
@@ -608,7 +614,7 @@ TEST(XrcRefusal, ClosingADomainStillInUse) {
   ASSERT_NE(second_handle, nullptr) << "a second handle on the domain file: " << std::strerror(errno);
   EXPECT_EQ(ibv_close_xrcd(second_handle), 0) << "closing one handle of a shared, busy domain";
   const auto wcs = send_naming(*pair.ini, pd, cq, srq.srq_num(), 2);
-  ASSERT_EQ(wcs.size(), 2u) << "the domain stopped working when another handle closed";
+  ASSERT_EQ(wcs.size(), 2u) << "the domain stopped working when another handle closed: " << describe_all(wcs);
   for (const auto& wc : wcs) EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
 }
 

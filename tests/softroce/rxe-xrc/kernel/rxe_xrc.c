@@ -24,7 +24,11 @@ int rxe_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 	return 0;
 }
 
-/* The number senders name in the XRCETH is the SRQ's pool index (rxe_srq_from_init). */
+/*
+ * The number senders name in the XRCETH is the SRQ's pool index (rxe_srq_from_init); a TGT
+ * finds the SRQ by it, so it must become visible to index lookups, which stock rxe never does
+ * for SRQs (nothing looked them up before XRC).
+ */
 int rxe_xrc_srq_init(struct rxe_srq *srq, struct ib_srq_init_attr *init)
 {
 	if (init->srq_type != IB_SRQT_XRC)
@@ -32,6 +36,7 @@ int rxe_xrc_srq_init(struct rxe_srq *srq, struct ib_srq_init_attr *init)
 	if (!init->ext.cq || !init->ext.xrc.xrcd)
 		return -EINVAL;
 	srq->ibsrq.ext.xrc.srq_num = srq->srq_num;
+	rxe_finalize(srq);
 	return 0;
 }
 
@@ -268,27 +273,36 @@ int rxe_xrc_resp_opcode(struct rxe_qp *qp, int opcode)
 int rxe_xrc_resp_bind_srq(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	const char *why;
 	struct rxe_srq *srq;
 	u32 srqn;
 
 	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
 		return 0;
-	if (!(pkt->mask & RXE_XRCETH_MASK))
+	if (!(pkt->mask & RXE_XRCETH_MASK)) {
+		pr_warn_ratelimited("rxe_xrc: TGT QP %d: request without an XRCETH\n", qp_num(qp));
 		return -EINVAL;
+	}
 	srqn = rxe_xrc_pkt_srqn(pkt);
 
 	if (qp->srq && qp->srq->srq_num == srqn)
 		return 0;
-	if (qp->resp.wqe)
-		return -EINVAL; /* the packets of one message name one SRQ */
+	if (qp->resp.wqe) {
+		why = "differs from the SRQ of the message in progress";
+		goto refuse;
+	}
 
 	srq = rxe_pool_get_index(&rxe->srq_pool, srqn);
-	if (!srq)
-		return -EINVAL;
-	if (srq->ibsrq.srq_type != IB_SRQT_XRC ||
-	    srq->ibsrq.ext.xrc.xrcd != qp->ibqp.xrcd || !srq->ibsrq.ext.cq) {
+	if (!srq) {
+		why = "no such SRQ";
+		goto refuse;
+	}
+	why = srq->ibsrq.srq_type != IB_SRQT_XRC ? "not an XRC SRQ" :
+	      srq->ibsrq.ext.xrc.xrcd != qp->ibqp.xrcd ? "an SRQ of another XRC domain" :
+	      !srq->ibsrq.ext.cq ? "an XRC SRQ without a CQ" : NULL;
+	if (why) {
 		rxe_put(srq);
-		return -EINVAL;
+		goto refuse;
 	}
 
 	rxe_xrc_qp_cleanup(qp);
@@ -296,6 +310,12 @@ int rxe_xrc_resp_bind_srq(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	qp->rcq = to_rcq(srq->ibsrq.ext.cq);
 	qp->pd = srq->pd;
 	return 0;
+
+refuse:
+	/* Said once per burst: the sender also sees it, as IBV_WC_REM_INV_REQ_ERR. */
+	pr_warn_ratelimited("rxe_xrc: TGT QP %d refuses a request from QP %d naming SRQ %u: %s\n",
+			    qp_num(qp), qp->attr.dest_qp_num, srqn, why);
+	return -EINVAL;
 }
 
 /* At the end of each request packet: keep the binding only while a message is half received. */
