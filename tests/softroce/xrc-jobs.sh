@@ -6,6 +6,7 @@
 # a peer lost mid-READ and a silent one, a rank SIGKILLed. Checks, besides each job's own checks:
 # every rank reports 2(N-1) QPs in XRC mode, the ranks of a node name one XRC domain file and
 # different nodes different ones, and no domain file is left once a job ends, killed or not.
+# The launcher SIGKILLed mid-job must leave neither domain files nor job directories nor ranks.
 # Prints one "ok:" line per case (with each rank's wire-up time); exits 1 at the first failure.
 set -u
 [ $# -eq 2 ] || { echo "usage: xrc-jobs.sh XMSGRUN VERBS_JOB" >&2; exit 2; }
@@ -65,3 +66,21 @@ echo "ok: $case_name ($took s)"
 job "a rank SIGKILLed mid-transfer, 6 ranks on 2 nodes" 6 2 137 killed
 grep -Eq 'xmsgrun: rank [0-9]+ \(pid [0-9]+\) killed by signal 9' "$out" || fail "the killed rank is not named"
 echo "ok: $case_name ($took s)"
+
+case_name="the launcher SIGKILLed mid-job, 2 ranks on 2 nodes"
+# silentloss runs ~10 s: long enough to be killed in the middle.
+"$xmsgrun" --timeout 150 -n 2 --nodes 2 -x XMSG_VERBS_MODE=xrc -x XMSG_WAIT_POLICY=yield "$job" silentloss > "$out" 2>&1 &
+launcher=$!
+sleep 4
+pgrep -x xmsg_verbs_job >/dev/null || fail "no rank running 4 s into the job"
+kill -9 "$launcher" || fail "the launcher had already exited"
+wait "$launcher" 2>/dev/null
+gone=0
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  if ! pgrep -x xmsg_verbs_job >/dev/null && [ -z "$(leftovers)" ] && [ -z "$(ls -d /tmp/xmsg.* 2>/dev/null)" ]; then
+    gone=1; break
+  fi
+  sleep 1
+done
+[ $gone -eq 1 ] || fail "left behind after 10 s: ranks [$(pgrep -x xmsg_verbs_job | tr '\n' ' ')] files [$(leftovers | tr '\n' ' ')] dirs [$(ls -d /tmp/xmsg.* 2>/dev/null | tr '\n' ' ')]"
+echo "ok: $case_name"

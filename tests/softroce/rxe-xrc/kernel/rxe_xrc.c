@@ -86,12 +86,17 @@ int rxe_xrc_qp_chk_init(struct rxe_dev *rxe, struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
 
-	if (init->srq || init->recv_cq || cap->max_recv_wr || cap->max_recv_sge)
+	if (init->srq || init->recv_cq)
 		return -EINVAL; /* neither XRC QP has a receive queue of its own */
 
-	/* A TGT's send capabilities are ignored (rxe_xrc_qp_from_init gives it none), as on mlx5. */
+	/*
+	 * A TGT's capabilities are ignored (rxe_xrc_qp_from_init gives it no queues), as on mlx5:
+	 * perftest, for one, asks its TGTs for receive entries.
+	 */
 	if (init->qp_type == IB_QPT_XRC_TGT)
 		return init->xrcd ? 0 : -EINVAL;
+	if (cap->max_recv_wr || cap->max_recv_sge)
+		return -EINVAL;
 
 	if (!init->send_cq)
 		return -EINVAL;
