@@ -52,13 +52,17 @@ want ibv_xsrq_pingpong && pair ibv_xsrq_pingpong \
 want rdma_xserver && pair rdma_xserver \
   "rdma_xserver -c x -p 7471" \
   "rdma_xclient -c x -p 7471 -s $server_ip"
-# perftest 4.5: XRC where it supports it (send latency and bandwidth, RDMA READ latency).
+# perftest 4.5: XRC where it supports it (send latency and bandwidth; RDMA WRITE and READ
+# through the TGT, checked against the PD of the SRQ each request names).
 want ib_send_lat && pair ib_send_lat \
   "ib_send_lat -d $dev -x $gid -c XRC -n 200 -p 18601" \
   "ib_send_lat -d $dev -x $gid -c XRC -n 200 -p 18601 $server_ip"
 want ib_send_bw && pair ib_send_bw \
   "ib_send_bw -d $dev -x $gid -c XRC -n 200 -p 18602" \
   "ib_send_bw -d $dev -x $gid -c XRC -n 200 -p 18602 $server_ip"
+want ib_write_lat && pair ib_write_lat \
+  "ib_write_lat -d $dev -x $gid -c XRC -n 200 -p 18604" \
+  "ib_write_lat -d $dev -x $gid -c XRC -n 200 -p 18604 $server_ip"
 want ib_read_lat && pair ib_read_lat \
   "ib_read_lat -d $dev -x $gid -c XRC -n 200 -p 18603" \
   "ib_read_lat -d $dev -x $gid -c XRC -n 200 -p 18603 $server_ip"

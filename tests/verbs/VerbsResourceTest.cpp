@@ -618,6 +618,115 @@ TEST(XrcRefusal, ClosingADomainStillInUse) {
   for (const auto& wc : wcs) EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
 }
 
+// An RDMA READ through a TGT is checked against the PD of the SRQ the request names (IBA
+// A14): a key of another PD is a remote access error, the same key under the right SRQ works.
+TEST(XrcRefusal, ReadWithAKeyOutsideTheNamedSrqsPdIsARemoteAccessError) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  REQUIRE_XRC_DEVICE(device);
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  ProtectionDomain pd(device);
+  ProtectionDomain other_pd(device);
+  CompletionQueue cq(device, 64);
+  XrcDomain xrcd(device, "pdcheck", 0);
+  SharedReceiveQueue srq(pd, xrcd, cq, 16, 1024);
+  SharedReceiveQueue other_pd_srq(other_pd, xrcd, cq, 16, 1024);
+  std::vector<unsigned char> source(256, 0x42);
+  MemoryRegion source_mr(pd, source.data(), source.size(), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+
+  auto read_naming = [&](std::uint32_t srqn, std::vector<unsigned char>& target) {
+    XrcPair pair(pd, cq, xrcd, device);
+    MemoryRegion target_mr(pd, target.data(), target.size(), IBV_ACCESS_LOCAL_WRITE);
+    ibv_sge sge{reinterpret_cast<std::uint64_t>(target.data()), static_cast<std::uint32_t>(target.size()),
+                target_mr.lkey()};
+    ibv_send_wr rd{};
+    rd.sg_list = &sge;
+    rd.num_sge = 1;
+    rd.opcode = IBV_WR_RDMA_READ;
+    rd.send_flags = IBV_SEND_SIGNALED;
+    rd.wr.rdma.remote_addr = reinterpret_cast<std::uint64_t>(source.data());
+    rd.wr.rdma.rkey = source_mr.rkey();
+    rd.qp_type.xrc.remote_srqn = srqn;
+    pair.ini->post_send(rd);
+    return wait_for(cq, 1);
+  };
+  std::vector<unsigned char> refused(256, 0);
+  auto wcs = read_naming(other_pd_srq.srq_num(), refused);
+  ASSERT_EQ(wcs.size(), 1u) << "the refused READ never completed";
+  EXPECT_EQ(wcs[0].status, IBV_WC_REM_ACCESS_ERR) << describe_completion(wcs[0]);
+  EXPECT_EQ(refused[0], 0) << "bytes arrived through a key outside the named SRQ's PD";
+  std::vector<unsigned char> allowed(256, 0);
+  wcs = read_naming(srq.srq_num(), allowed);
+  ASSERT_EQ(wcs.size(), 1u);
+  EXPECT_EQ(wcs[0].status, IBV_WC_SUCCESS) << describe_completion(wcs[0]);
+  EXPECT_EQ(allowed, source);
+}
+
+// A send into an XRC SRQ with nothing posted is RNR-NAKed and retried (xmsg asks for unlimited
+// RNR retries), and lands once a receive is posted.
+TEST(XrcLoopback, EmptyXrcSrqIsRnrNakedUntilAReceiveIsPosted) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  REQUIRE_XRC_DEVICE(device);
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  ProtectionDomain pd(device);
+  CompletionQueue cq(device, 64);
+  XrcDomain xrcd(device, "rnr", 0);
+  ibv_srq_init_attr_ex sattr{};
+  sattr.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD;
+  sattr.srq_type = IBV_SRQT_XRC;
+  sattr.xrcd = xrcd.get();
+  sattr.cq = cq.get();
+  sattr.pd = pd.get();
+  sattr.attr.max_wr = 4;
+  sattr.attr.max_sge = 1;
+  ibv_srq* empty = ibv_create_srq_ex(device.context(), &sattr);
+  ASSERT_NE(empty, nullptr) << "ibv_create_srq_ex: " << std::strerror(errno);
+  std::uint32_t srqn = 0;
+  ASSERT_EQ(ibv_get_srq_num(empty, &srqn), 0);
+  {
+    XrcPair pair(pd, cq, xrcd, device);
+    std::vector<unsigned char> message(100, 0x17);
+    MemoryRegion message_mr(pd, message.data(), message.size(), IBV_ACCESS_LOCAL_WRITE);
+    ibv_sge sge{reinterpret_cast<std::uint64_t>(message.data()), 100, message_mr.lkey()};
+    ibv_send_wr wr{};
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.qp_type.xrc.remote_srqn = srqn;
+    pair.ini->post_send(wr);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    ibv_wc early[4];
+    while (std::chrono::steady_clock::now() < deadline) {
+      ASSERT_EQ(cq.poll(early), 0) << "a send into an empty SRQ completed: " << describe_completion(early[0]);
+    }
+    std::vector<unsigned char> landing(128, 0);
+    MemoryRegion landing_mr(pd, landing.data(), landing.size(), IBV_ACCESS_LOCAL_WRITE);
+    ibv_sge rsge{reinterpret_cast<std::uint64_t>(landing.data()), 128, landing_mr.lkey()};
+    ibv_recv_wr rwr{};
+    rwr.wr_id = 77;
+    rwr.sg_list = &rsge;
+    rwr.num_sge = 1;
+    ibv_recv_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_srq_recv(empty, &rwr, &bad), 0);
+    const auto wcs = wait_for(cq, 2);
+    ASSERT_EQ(wcs.size(), 2u) << describe_all(wcs);
+    for (const auto& wc : wcs) {
+      EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
+      if (wc.opcode == IBV_WC_RECV) {
+        EXPECT_EQ(wc.wr_id, 77u);
+        EXPECT_EQ(wc.byte_len, 100u);
+        EXPECT_EQ(wc.src_qp, pair.ini->qpn()) << "an XRC receive names the sending INI QP";
+      }
+    }
+    EXPECT_EQ(landing[99], 0x17);
+  }
+  EXPECT_EQ(ibv_destroy_srq(empty), 0);
+}
+
 TEST(VerbsTransportConfig, SameNodePairsOnlyWhenVerbsIsListedFirst) {
   EXPECT_FALSE(verbs_carries_same_node_pairs(nullptr));
   EXPECT_FALSE(verbs_carries_same_node_pairs(""));
