@@ -8,9 +8,11 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -663,8 +665,8 @@ TEST(XrcRefusal, ReadWithAKeyOutsideTheNamedSrqsPdIsARemoteAccessError) {
   EXPECT_EQ(allowed, source);
 }
 
-// A send into an XRC SRQ with nothing posted is RNR-NAKed and retried (xmsg asks for unlimited
-// RNR retries), and lands once a receive is posted.
+// A send (with immediate data) into an XRC SRQ with nothing posted is RNR-NAKed and retried
+// (xmsg asks for unlimited RNR retries), and lands once a receive is posted.
 TEST(XrcLoopback, EmptyXrcSrqIsRnrNakedUntilAReceiveIsPosted) {
   REQUIRE_RDMA_DEVICE();
   Device device = Device::open_default();
@@ -694,7 +696,8 @@ TEST(XrcLoopback, EmptyXrcSrqIsRnrNakedUntilAReceiveIsPosted) {
     ibv_send_wr wr{};
     wr.sg_list = &sge;
     wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
+    wr.opcode = IBV_WR_SEND_WITH_IMM;
+    wr.imm_data = htonl(0xfeed);
     wr.send_flags = IBV_SEND_SIGNALED;
     wr.qp_type.xrc.remote_srqn = srqn;
     pair.ini->post_send(wr);
@@ -720,11 +723,101 @@ TEST(XrcLoopback, EmptyXrcSrqIsRnrNakedUntilAReceiveIsPosted) {
         EXPECT_EQ(wc.wr_id, 77u);
         EXPECT_EQ(wc.byte_len, 100u);
         EXPECT_EQ(wc.src_qp, pair.ini->qpn()) << "an XRC receive names the sending INI QP";
+        EXPECT_TRUE(wc.wc_flags & IBV_WC_WITH_IMM);
+        EXPECT_EQ(ntohl(wc.imm_data), 0xfeedu);
       }
     }
     EXPECT_EQ(landing[99], 0x17);
   }
   EXPECT_EQ(ibv_destroy_srq(empty), 0);
+}
+
+// A TGT belongs to whoever created it: when that process dies (here SIGKILLed, as a rank
+// would be) the TGT goes, and the sender's next request runs into the transport retry limit, an
+// error completion within seconds, not a hang. The SRQ it named lives on in another process.
+TEST(XrcRefusal, TgtWhoseOwnerDiedFailsTheSenderWithRetryExceeded) {
+  REQUIRE_RDMA_DEVICE();
+  Device device = Device::open_default();
+  REQUIRE_XRC_DEVICE(device);
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  ProtectionDomain pd(device);
+  CompletionQueue cq(device, 64);
+  XrcDomain xrcd(device, "owner", 0);
+  SharedReceiveQueue srq(pd, xrcd, cq, 16, 1024);
+  auto ini = QueuePair::create_xrc_ini(pd, cq, 16, "node 1 (the owner's)");
+  int to_child[2];
+  int to_parent[2];
+  ASSERT_EQ(pipe(to_child), 0);
+  ASSERT_EQ(pipe(to_parent), 0);
+  const pid_t owner = fork();
+  ASSERT_GE(owner, 0);
+  if (owner == 0) {
+    // The TGT's owner: its own device context and domain handle on the same file.
+    close(to_child[1]);
+    close(to_parent[0]);
+    try {
+      Device own = Device::open_default();
+      XrcDomain domain(own, "owner", 0);
+      auto tgt = QueuePair::create_xrc_tgt(domain, "rank 0 (the sender)");
+      std::uint32_t ini_id[2];
+      if (read(to_child[0], ini_id, sizeof ini_id) != sizeof ini_id) _exit(3);
+      RemoteEndpoint ep = endpoint_of(*tgt, own);
+      ep.qpn = ini_id[0];
+      ep.psn = ini_id[1];
+      tgt->connect(ep);
+      const std::uint32_t tgt_id[2] = {tgt->qpn(), tgt->psn()};
+      if (write(to_parent[1], tgt_id, sizeof tgt_id) != sizeof tgt_id) _exit(4);
+      char never;
+      while (read(to_child[0], &never, 1) != 0) {
+      }
+    } catch (...) {
+      _exit(5);
+    }
+    _exit(0);
+  }
+  close(to_child[0]);
+  close(to_parent[1]);
+  const std::uint32_t ini_id[2] = {ini->qpn(), ini->psn()};
+  ASSERT_EQ(write(to_child[1], ini_id, sizeof ini_id), static_cast<ssize_t>(sizeof ini_id));
+  std::uint32_t tgt_id[2] = {0, 0};
+  ASSERT_EQ(read(to_parent[0], tgt_id, sizeof tgt_id), static_cast<ssize_t>(sizeof tgt_id)) << "the owner failed";
+  RemoteEndpoint ep = endpoint_of(*ini, device);
+  ep.qpn = tgt_id[0];
+  ep.psn = tgt_id[1];
+  ini->connect(ep);
+  auto wcs = send_naming(*ini, pd, cq, srq.srq_num(), 2);
+  ASSERT_EQ(wcs.size(), 2u) << "the owner's TGT did not deliver: " << describe_all(wcs);
+  for (const auto& wc : wcs) {
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
+    if (wc.opcode == IBV_WC_RECV) srq.repost(wc.wr_id);
+  }
+
+  ASSERT_EQ(kill(owner, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(owner, &status, 0), owner);
+  close(to_child[1]);
+  close(to_parent[0]);
+  const auto killed_at = std::chrono::steady_clock::now();
+  static std::vector<unsigned char> buf(64, 0x33);
+  MemoryRegion mr(pd, buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE);
+  ibv_sge sge{reinterpret_cast<std::uint64_t>(buf.data()), 64, mr.lkey()};
+  ibv_send_wr wr{};
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.qp_type.xrc.remote_srqn = srq.srq_num();
+  ini->post_send(wr);
+  std::vector<ibv_wc> after;
+  ibv_wc wc[4];
+  while (after.empty() && std::chrono::steady_clock::now() - killed_at < std::chrono::seconds(40)) {
+    const int n = cq.poll(wc);
+    after.insert(after.end(), wc, wc + n);
+  }
+  ASSERT_EQ(after.size(), 1u) << "no completion 40 s after the TGT's owner died";
+  EXPECT_EQ(after[0].status, IBV_WC_RETRY_EXC_ERR) << describe_completion(after[0]);
+  EXPECT_EQ(after[0].qp_num, ini->qpn());
 }
 
 TEST(VerbsTransportConfig, SameNodePairsOnlyWhenVerbsIsListedFirst) {
