@@ -42,7 +42,7 @@ int main(int argc, char **argv)
         if (size == o.max_size)
             break;
     }
-    free(sbuf);
-    free(rbuf);
+    osu_free(sbuf);
+    osu_free(rbuf);
     return osu_finish(0);
 }

@@ -41,6 +41,6 @@ int main(int argc, char **argv)
         if (size == o.max_size)
             break;
     }
-    free(buf);
+    osu_free(buf);
     return osu_finish(0);
 }

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
             break;
     }
     free(reqs);
-    free(sbuf);
-    free(rbuf);
+    osu_free(sbuf);
+    osu_free(rbuf);
     return osu_finish(0);
 }

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         if (size == o.max_size)
             break; /* avoids overflow when max is the largest size_t power of two */
     }
-    free(sbuf);
-    free(rbuf);
+    osu_free(sbuf);
+    osu_free(rbuf);
     return osu_finish(0);
 }

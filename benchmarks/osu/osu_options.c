@@ -12,6 +12,21 @@
 /* Largest size accepted by -m: counts are passed to MPI as int. */
 #define OSU_MAX_SIZE ((size_t)1 << 30)
 
+/* Where osu_alloc_touched puts buffers: set by osu_parse_options, so the programs on xmsg's C
+ * API get the same placement without passing the options around. */
+static struct {
+    size_t offset;
+    int use_malloc;
+    int have_first;
+    size_t first_offset; /* page offset of the first buffer allocated (shown for --malloc) */
+} buffers;
+
+static size_t page_size(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? (size_t)page : 4096;
+}
+
 static int parse_size(const char *text, size_t *out)
 {
     char *end = NULL;
@@ -52,7 +67,15 @@ static void print_usage(const struct osu_defaults *d)
         printf("  -W WINDOW      messages in flight per iteration (default 64)\n");
     if (d->kind == OSU_COLLECTIVE)
         printf("  -f             also print min/max latency over ranks and the iteration count\n");
-    printf("  -h             this help\n");
+    if (d->has_size) {
+        printf("  -O, --buffer-offset OFFSET\n"
+               "                 place every buffer OFFSET bytes past a page boundary\n"
+               "                 (0..%zu; default 0: page-aligned)\n",
+               page_size() - 1);
+        printf("  --malloc       buffers from plain malloc(), no alignment control (what an\n"
+               "                 ordinary program gets); not with -O\n");
+    }
+    printf("  -h, --help     this help\n");
 }
 
 static int bad_argument(int rank, const char *flag, const char *value, const char *expected)
@@ -74,12 +97,48 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
     o->skip_large = d->skip_large;
     o->window = 64;
     o->full = 0;
+    o->buffer_offset = 0;
+    o->use_malloc = 0;
+    int offset_given = 0;
+    char offset_expected[64];
+    snprintf(offset_expected, sizeof offset_expected, "bytes in 0..%zu", page_size() - 1);
 
     /* Hand-rolled rather than getopt so that every error names the flag and its value and
      * rank 0 alone prints it; the accepted syntax is OSU's ("-i 10" or "-i10"). */
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
-        if (arg[0] != '-' || arg[1] == '\0' || (arg[2] != '\0' && strchr("mixW", arg[1]) == NULL)) {
+        if (arg[0] == '-' && arg[1] == '-') {
+            /* Long options: --help, --malloc, --buffer-offset N or --buffer-offset=N. */
+            const char *long_name = arg + 2;
+            size_t len = strcspn(long_name, "=");
+            if (strcmp(long_name, "help") == 0) {
+                if (rank == 0)
+                    print_usage(d);
+                return 1;
+            }
+            if (d->has_size && strcmp(long_name, "malloc") == 0) {
+                o->use_malloc = 1;
+                continue;
+            }
+            if (d->has_size && len == strlen("buffer-offset") &&
+                strncmp(long_name, "buffer-offset", len) == 0) {
+                const char *value = long_name[len] == '=' ? long_name + len + 1
+                                    : (i + 1 < argc ? argv[++i] : NULL);
+                size_t offset;
+                if (value == NULL)
+                    return bad_argument(rank, "--buffer-offset", "", offset_expected);
+                if (parse_size(value, &offset) != 0 || offset >= page_size())
+                    return bad_argument(rank, "--buffer-offset", value, offset_expected);
+                o->buffer_offset = offset;
+                offset_given = 1;
+                continue;
+            }
+            if (rank == 0)
+                fprintf(stderr, "error: unknown option '%s' for %s (try -h)\n", arg, d->usage);
+            return -1;
+        }
+        if (arg[0] != '-' || arg[1] == '\0' ||
+            (arg[2] != '\0' && strchr("mixWO", arg[1]) == NULL)) {
             if (rank == 0)
                 fprintf(stderr, "error: unknown argument '%s' (try -h)\n", arg);
             return -1;
@@ -94,8 +153,8 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
             o->full = 1;
             continue;
         }
-        if (strchr("mixW", flag) == NULL || (flag == 'W' && d->kind != OSU_PT2PT_BANDWIDTH) ||
-            (flag == 'm' && !d->has_size)) {
+        if (strchr("mixWO", flag) == NULL || (flag == 'W' && d->kind != OSU_PT2PT_BANDWIDTH) ||
+            ((flag == 'm' || flag == 'O') && !d->has_size)) {
             if (rank == 0)
                 fprintf(stderr, "error: unknown option '%s' for %s (try -h)\n", arg, d->usage);
             return -1;
@@ -149,8 +208,24 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
             o->window = n;
             break;
         }
+        case 'O': {
+            size_t offset;
+            if (parse_size(value, &offset) != 0 || offset >= page_size())
+                return bad_argument(rank, name, value, offset_expected);
+            o->buffer_offset = offset;
+            offset_given = 1;
+            break;
+        }
         }
     }
+    if (o->use_malloc && offset_given) {
+        if (rank == 0)
+            fprintf(stderr, "error: options --malloc and -O/--buffer-offset exclude each other "
+                            "(malloc() decides where its buffers start)\n");
+        return -1;
+    }
+    buffers.offset = o->buffer_offset;
+    buffers.use_malloc = o->use_malloc;
     return 0;
 }
 
@@ -169,6 +244,18 @@ int osu_skip(const struct osu_options *o, size_t size)
 void osu_print_header(const struct osu_defaults *d, const struct osu_options *o, int nprocs)
 {
     printf("# OSU-style MPI %s (xmsg benchmarks, %d processes)\n", d->title, nprocs);
+    if (d->has_size) {
+        if (o->use_malloc && buffers.have_first)
+            printf("# Buffers: malloc(), touched before timing (rank 0's first at page offset "
+                   "%zu B)\n", buffers.first_offset);
+        else if (o->use_malloc)
+            printf("# Buffers: malloc(), touched before timing\n");
+        else if (o->buffer_offset != 0)
+            printf("# Buffers: page boundary + %zu B (-O %zu), touched before timing\n",
+                   o->buffer_offset, o->buffer_offset);
+        else
+            printf("# Buffers: page-aligned, touched before timing\n");
+    }
     switch (d->kind) {
     case OSU_PT2PT_LATENCY:
         printf("%-10s%*s\n", "# Size", OSU_FIELD_WIDTH, "Latency (us)");
@@ -196,12 +283,45 @@ void osu_print_value(size_t size, double value)
 
 void *osu_alloc_touched(size_t bytes, int fill)
 {
-    long page = sysconf(_SC_PAGESIZE);
-    void *p = NULL;
+    size_t page = page_size();
+    char *p = NULL;
     if (bytes == 0)
         bytes = 1;
-    if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes) != 0)
+    if (buffers.use_malloc) {
+        p = malloc(bytes);
+    } else if (buffers.offset == 0) {
+        void *base = NULL;
+        if (posix_memalign(&base, page, bytes) == 0)
+            p = base;
+    } else {
+        /* One page more than needed: the buffer starts `offset` bytes into the second page, and
+         * the last word of the first page remembers the pointer to free. */
+        void *base = NULL;
+        if (bytes <= SIZE_MAX - 2 * page &&
+            posix_memalign(&base, page, page + buffers.offset + bytes) == 0) {
+            p = (char *)base + page + buffers.offset;
+            memcpy((char *)base + page - sizeof base, &base, sizeof base);
+        }
+    }
+    if (p == NULL)
         return NULL;
     memset(p, fill, bytes);
+    if (!buffers.have_first) {
+        buffers.have_first = 1;
+        buffers.first_offset = (size_t)((uintptr_t)p % page);
+    }
     return p;
+}
+
+void osu_free(void *p)
+{
+    if (p == NULL)
+        return;
+    if (buffers.use_malloc || buffers.offset == 0) {
+        free(p);
+        return;
+    }
+    void *base;
+    memcpy(&base, (char *)p - buffers.offset - sizeof base, sizeof base);
+    free(base);
 }

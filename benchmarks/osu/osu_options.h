@@ -34,6 +34,8 @@ struct osu_options {
     int skip, skip_large;
     int window;            /* bw/bibw only (-W) */
     int full;              /* collectives: -f adds min/max/iterations columns */
+    size_t buffer_offset;  /* -O / --buffer-offset: bytes past a page boundary (default 0) */
+    int use_malloc;        /* --malloc: buffers from plain malloc(), no alignment control */
 };
 
 /* Returns 0 to run, 1 when the program should exit successfully (-h), -1 on a bad argument
@@ -51,8 +53,13 @@ int osu_skip(const struct osu_options *o, size_t size);
 void osu_print_header(const struct osu_defaults *d, const struct osu_options *o, int nprocs);
 void osu_print_value(size_t size, double value);
 
-/* Page-aligned buffer with every page touched so first-use page faults are not timed; NULL
- * when memory is short. */
+/* A buffer with every byte touched so first-use page faults are not timed; NULL when memory is
+ * short. Placed as the last osu_parse_options asked: page-aligned (the default), buffer_offset
+ * bytes past a page boundary (-O), or wherever plain malloc() puts it (--malloc). */
 void *osu_alloc_touched(size_t bytes, int fill);
+
+/* Frees a buffer from osu_alloc_touched (an offset buffer is not malloc's own pointer, so
+ * free() must not be called on it). NULL is ignored. */
+void osu_free(void *p);
 
 #endif

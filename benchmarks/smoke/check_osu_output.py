@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """Runs one OSU-style benchmark and checks its output shape (bench-smoke ctest).
 
-usage: check_osu_output.py --bench NAME [--timeout S] -- LAUNCHER... BINARY [ARGS...]
+usage: check_osu_output.py --bench NAME [--timeout S] [--header TEXT]... [--expect-error TEXT]
+                          -- LAUNCHER... BINARY [ARGS...]
 
 Passes when the command exits 0 and prints a '#' title line, the column header of NAME, and
 exactly one numeric row per message size implied by the -m option (or the benchmark default).
-It asserts nothing about speed.
+--header TEXT also requires a '#' line containing TEXT (e.g. the buffer placement).
+--expect-error TEXT inverts the check: the command must exit non-zero with TEXT on stderr
+(a rejected option). It asserts nothing about speed.
 """
 import argparse
 import math
@@ -22,8 +25,10 @@ HEADERS = {
     "bcast": "Avg Latency(us)",
     "allreduce": "Avg Latency(us)",
     "alltoall": "Avg Latency(us)",
+    "alltoallv": "Avg Latency(us)",
 }
-MIN_SIZE = {"latency": 0, "bw": 1, "bibw": 1, "bcast": 1, "allreduce": 4, "alltoall": 1}
+MIN_SIZE = {"latency": 0, "bw": 1, "bibw": 1, "bcast": 1, "allreduce": 4, "alltoall": 1,
+            "alltoallv": 1}
 
 
 def expected_sizes(bench, command):
@@ -46,6 +51,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bench", required=True, choices=sorted(HEADERS))
     parser.add_argument("--timeout", type=float, default=90)
+    parser.add_argument("--header", action="append", default=[])
+    parser.add_argument("--expect-error")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -64,6 +71,13 @@ def main():
         sys.exit(f"FAIL: timed out after {args.timeout} s: {' '.join(command)}")
     print(out, end="")
     print(err, end="", file=sys.stderr)
+    if args.expect_error is not None:
+        if proc.returncode == 0:
+            sys.exit(f"FAIL: exit status 0, expected a failure: {' '.join(command)}")
+        if args.expect_error not in err:
+            sys.exit(f"FAIL: stderr lacks {args.expect_error!r}")
+        print(f"OK: {args.bench}: rejected with exit status {proc.returncode}")
+        return
     if proc.returncode != 0:
         sys.exit(f"FAIL: exit status {proc.returncode}: {' '.join(command)}")
 
@@ -74,6 +88,9 @@ def main():
         sys.exit(f"FAIL: no '# Size ... {HEADERS[args.bench]}' header line")
     if len(comments) < 2:
         sys.exit("FAIL: expected a title line and a column header")
+    for text in args.header:
+        if not any(text in l for l in comments):
+            sys.exit(f"FAIL: no '#' line containing {text!r}")
     got = []
     for row in rows:
         fields = row.split()

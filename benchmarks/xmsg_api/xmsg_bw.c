@@ -71,8 +71,8 @@ int main(int argc, char **argv)
             break;
     }
     free(reqs);
-    free(sbuf);
-    free(rbuf);
+    osu_free(sbuf);
+    osu_free(rbuf);
     XMSG_BENCH_CHECK(xmsg_finalize());
     return 0;
 }

@@ -62,8 +62,8 @@ int main(int argc, char **argv)
         if (size == o.max_size)
             break;
     }
-    free(sbuf);
-    free(rbuf);
+    osu_free(sbuf);
+    osu_free(rbuf);
     XMSG_BENCH_CHECK(xmsg_finalize());
     return 0;
 }
