@@ -252,6 +252,13 @@ int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
   return allgatherv_ring(c, recvbuf, counts, displs);
 }
 
+int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,
+                  const int64_t* rcounts, const int64_t* rdispls) {
+  // Traced with the largest block received, what the OSU-style tables call the size.
+  return traced(c, "alltoallv", "pairwise", *std::max_element(rcounts, rcounts + c.size)) +
+         alltoallv_pairwise(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
+}
+
 int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
   if (NodeShm* shm = shm_for(c, block * c.size))
     return traced(c, "alltoall", "shared memory", block) + shm_alltoall(*shm, c, sendbuf, recvbuf, block);

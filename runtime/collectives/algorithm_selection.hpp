@@ -55,6 +55,8 @@ int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block,
 int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
 int run_allgather(const Comm& c, void* recvbuf, int64_t block);
 int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,
+                  const int64_t* rcounts, const int64_t* rdispls);
 
 // Node-aware variants (node_aware.cpp). *done says whether they ran; when false nothing was
 // sent and the caller uses the flat table.

@@ -367,8 +367,8 @@ int xmsg_alltoallv(const void* sendbuf, const int64_t sendcounts[], const int64_
       if (recv_layout.counts[i] > 0) extent = std::max(extent, recv_layout.displs[i] + recv_layout.counts[i]);
     copy.resize(extent);
     copy_bytes(copy.get(), recvbuf, extent);
-    return alltoallv_pairwise(c, copy.get(), recv_layout.counts, recv_layout.displs, recvbuf, recv_layout.counts,
-                              recv_layout.displs);
+    return run_alltoallv(c, copy.get(), recv_layout.counts, recv_layout.displs, recvbuf, recv_layout.counts,
+                         recv_layout.displs);
   }
   XMSG_TRY(check_array(f, "sendcounts", sendcounts, c, true));
   XMSG_TRY(check_array(f, "sdispls", sdispls, c, false));
@@ -379,8 +379,8 @@ int xmsg_alltoallv(const void* sendbuf, const int64_t sendcounts[], const int64_
   if (send_layout.counts[c.rank] != recv_layout.counts[c.rank])
     return fail(XMSG_ERR_COUNT, "%s: sendcounts[%d] and recvcounts[%d] describe different byte counts", f, c.rank,
                 c.rank);
-  return alltoallv_pairwise(c, sendbuf, send_layout.counts, send_layout.displs, recvbuf, recv_layout.counts,
-                            recv_layout.displs);
+  return run_alltoallv(c, sendbuf, send_layout.counts, send_layout.displs, recvbuf, recv_layout.counts,
+                       recv_layout.displs);
 }
 
 }  // extern "C"
