@@ -3,7 +3,7 @@ PRESET ?= release
 BUILD_DIR := build
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test demo clean test-asan test-tsan sanitize
+.PHONY: all deps configure build test demo clean test-asan test-tsan sanitize install
 all: build
 
 deps:
@@ -35,8 +35,15 @@ test-tsan: deps
 
 sanitize: test-asan test-tsan
 
+# Installs the libraries, headers, xmsgrun/xmsgcc/xmsgcxx/xmsg_plan, the CMake package, the
+# pkg-config files and libexec/xmsg/xmsg_osu_* under PREFIX (relocatable: docs/install.md).
+# DESTDIR stages it for a package.
+PREFIX ?= /usr/local
+install: build
+	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
+
 demo: build
 	@scripts/demo.sh
 
 clean:
-	rm -rf build build-debug build-asan build-tsan
+	rm -rf build build-debug build-asan build-tsan build-package
