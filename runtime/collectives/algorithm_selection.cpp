@@ -29,7 +29,9 @@
 //               block < ALLTOALL_LARGE, or oversubscribed
 //                 and block <= ALLTOALL_FLAT_MAX               linear (all posted at once)
 //               otherwise                                      pairwise exchange
-//   gatherv, scatterv: linear; allgatherv: ring; alltoallv: pairwise exchange.
+//   alltoallv   one-node communicator with CMA: each writer through its slot when its data fits,
+//               else single copy (CMA) from its sendbuf; otherwise pairwise exchange.
+//   gatherv, scatterv: linear; allgatherv: ring.
 #include "algorithm_selection.hpp"
 
 #include <unistd.h>
@@ -254,8 +256,15 @@ int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
 
 int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,
                   const int64_t* rcounts, const int64_t* rdispls) {
-  // Traced with the largest block received, what the OSU-style tables call the size.
-  return traced(c, "alltoallv", "pairwise", *std::max_element(rcounts, rcounts + c.size)) +
+  // Traced with the largest block received, what the OSU-style tables call the size. One-node
+  // communicators whose members may read each other's memory: each writer chooses per call
+  // between its slot and single copy (shm_alltoallv), so no agreement on the counts is needed
+  // and every rank takes this branch alike (it depends on the communicator only).
+  const int64_t largest = *std::max_element(rcounts, rcounts + c.size);
+  if (NodeShm* shm = cma_for(c, 0, 0); shm && 8 * (c.size + 2) <= thresholds().shm_slot)
+    return traced(c, "alltoallv", "shared memory / single-copy (CMA), per writer", largest) +
+           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
+  return traced(c, "alltoallv", "pairwise", largest) +
          alltoallv_pairwise(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
 }
 

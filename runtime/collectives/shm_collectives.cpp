@@ -532,6 +532,58 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
   return finish(s, c, seq, e);
 }
 
+// Counts differ per pair, so a rank cannot tell from its own counts how its peers' data will
+// travel, and agreeing on it would cost a collective. So each writer decides for itself, per
+// call, and says so in its slot: a table [mode, sendbuf address, where(d) for every rank d].
+// When its whole send data fits the slot beside the table it copies it there (where(d) = offset
+// in the slot) and readers copy out, as shm_alltoall; otherwise where(d) is sdispls[d] and
+// readers read its sendbuf with CMA, so it returns only once every reader is done.
+int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls) {
+  const char* func = "xmsg_alltoallv";
+  const uint64_t seq = start(s);
+  const int n = c.size, me = c.rank;
+  const size_t slot_bytes = s.region.slot_bytes();
+  const int64_t table_bytes = static_cast<int64_t>(sizeof(uint64_t)) * (n + 2);
+  int64_t payload = 0;
+  for (int d = 0; d < n; ++d)
+    if (d != me) payload += scounts[d];
+  const bool in_slot = table_bytes + payload <= static_cast<int64_t>(slot_bytes);
+  std::byte* slot = nullptr;
+  if (int e = claim_slot(s, c, seq, static_cast<int64_t>(slot_bytes), func, &slot)) return finish(s, c, seq, e);
+  uint64_t table[2] = {in_slot ? 0u : 1u, reinterpret_cast<uint64_t>(sendbuf)};
+  std::memcpy(slot, table, sizeof table);
+  int64_t offset = table_bytes;
+  for (int d = 0; d < n; ++d) {
+    uint64_t where = static_cast<uint64_t>(sdispls[d]);
+    if (in_slot && d != me) {
+      where = static_cast<uint64_t>(offset);
+      copy_bytes(slot + offset, at(sendbuf, sdispls[d]), scounts[d]);
+      offset += scounts[d];
+    }
+    std::memcpy(slot + sizeof(uint64_t) * (2 + d), &where, sizeof where);
+  }
+  publish(s, c, seq);
+  copy_bytes(at(recvbuf, rdispls[me]), at(sendbuf, sdispls[me]), std::min(scounts[me], rcounts[me]));
+  int e = visit_peers_when_ready(
+      c, func, [&](int peer) { return has_posted(s, peer, seq); },
+      [&](int peer) -> int {
+        const std::byte* theirs = s.region.data(peer, seq, slot_bytes);
+        uint64_t head[2], where = 0;
+        std::memcpy(head, theirs, sizeof head);
+        std::memcpy(&where, theirs + sizeof(uint64_t) * (2 + me), sizeof where);
+        const int64_t len = rcounts[peer];
+        if (len <= 0) return XMSG_SUCCESS;
+        if (head[0] == 0) {
+          copy_bytes(at(recvbuf, rdispls[peer]), theirs + where, len);
+          return XMSG_SUCCESS;
+        }
+        return read_peer(s, c, peer, head[1] + where, at(recvbuf, rdispls[peer]), len, func);
+      });
+  if (e == XMSG_SUCCESS) s.all_posted = seq;
+  return in_slot ? finish(s, c, seq, e) : finish_and_wait_all_done(s, c, seq, e, func);
+}
+
 int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
   const char* func = "xmsg_bcast";
   const uint64_t seq = start_rooted(s, root);

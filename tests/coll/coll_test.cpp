@@ -667,6 +667,31 @@ TEST(Alltoall, VariableCounts) {
           << c.name;
       EXPECT_TRUE(same_arrays(got.data(), want.data(), roff)) << where(c, "alltoallv variant " + std::to_string(variant));
     }
+    // Writers whose data fits their shared-memory slot next to writers whose data does not (on
+    // one node each writer picks its own way per call): even ranks send 3000 ints to everyone,
+    // odd ones 5, and back to back so a writer's choice flips between calls.
+    for (int variant = 0; variant < 2; ++variant) {
+      auto amount = [&](int s, int d) { return static_cast<int64_t>((s + variant) % 2 == 0 ? 3000 + d : 5 + d); };
+      std::vector<int64_t> scounts(c.size), sdispls(c.size), rcounts(c.size), rdispls(c.size);
+      int64_t soff = 0, roff = 0;
+      for (int p = 0; p < c.size; ++p) {
+        scounts[p] = amount(c.rank, p);
+        sdispls[p] = soff;
+        soff += scounts[p] + 3;
+        rcounts[p] = amount(p, c.rank);
+        rdispls[p] = roff;
+        roff += rcounts[p] + 1;
+      }
+      std::vector<int> send(soff, -5), got(roff, -9), want(roff, -9);
+      for (int p = 0; p < c.size; ++p) {
+        for (int64_t i = 0; i < scounts[p]; ++i) send[sdispls[p] + i] = c.rank * 100000 + p * 5000 + static_cast<int>(i);
+        for (int64_t i = 0; i < rcounts[p]; ++i) want[rdispls[p] + i] = p * 100000 + c.rank * 5000 + static_cast<int>(i);
+      }
+      EXPECT_TRUE(ok(xmsg_alltoallv(send.data(), scounts.data(), sdispls.data(), XMSG_INT, got.data(), rcounts.data(),
+                                    rdispls.data(), XMSG_INT, c.handle)))
+          << c.name;
+      EXPECT_TRUE(same_arrays(got.data(), want.data(), roff)) << where(c, "alltoallv large/small writers " + std::to_string(variant));
+    }
     // In place: same counts both ways (symmetric amount).
     std::vector<int64_t> counts(c.size), displs(c.size);
     int64_t off = 0;
