@@ -29,8 +29,9 @@
 //               block < ALLTOALL_LARGE, or oversubscribed
 //                 and block <= ALLTOALL_FLAT_MAX               linear (all posted at once)
 //               otherwise                                      pairwise exchange
-//   alltoallv   one-node communicator with CMA: each writer through its slot when its data fits,
-//               else single copy (CMA) from its sendbuf; otherwise pairwise exchange.
+//   alltoallv   one-node communicator with CMA: each writer chooses for its own data, per call:
+//               its slot when all of it fits, single copy (CMA) from its sendbuf for blocks
+//               >= CMA_ALLTOALL_MIN, else point-to-point messages; otherwise pairwise exchange.
 //   gatherv, scatterv: linear; allgatherv: ring.
 #include "algorithm_selection.hpp"
 
@@ -262,8 +263,9 @@ int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, co
   // and every rank takes this branch alike (it depends on the communicator only).
   const int64_t largest = *std::max_element(rcounts, rcounts + c.size);
   if (NodeShm* shm = cma_for(c, 0, 0); shm && 8 * (c.size + 2) <= thresholds().shm_slot)
-    return traced(c, "alltoallv", "shared memory / single-copy (CMA), per writer", largest) +
-           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
+    return traced(c, "alltoallv", "shared memory, per writer: slot, single copy or messages", largest) +
+           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls,
+                         thresholds().cma_alltoall_min);
   return traced(c, "alltoallv", "pairwise", largest) +
          alltoallv_pairwise(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
 }

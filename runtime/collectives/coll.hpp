@@ -189,7 +189,7 @@ bool node_shm_cma(const NodeShm& s);
 int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
 int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
 int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls);
+                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min);
 int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                       const ReduceOp& op);
 

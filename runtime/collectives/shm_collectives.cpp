@@ -535,28 +535,39 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
 // Counts differ per pair, so a rank cannot tell from its own counts how its peers' data will
 // travel, and agreeing on it would cost a collective. So each writer decides for itself, per
 // call, and says so in its slot: a table [mode, sendbuf address, where(d) for every rank d].
-// When its whole send data fits the slot beside the table it copies it there (where(d) = offset
-// in the slot) and readers copy out, as shm_alltoall; otherwise where(d) is sdispls[d] and
-// readers read its sendbuf with CMA, so it returns only once every reader is done.
+//   slot:   its whole send data fits the slot beside the table: copied there, where(d) = offset
+//           in the slot; readers copy out (as shm_alltoall).
+//   single copy: a block of at least `cma_min` bytes: where(d) = sdispls[d], readers read its
+//           sendbuf with CMA, so it returns only once every reader is done.
+//   messages: otherwise (medium blocks, where a system call per block costs more than the
+//           transport's own path): it sends each block as a point-to-point message, and a
+//           reader that finds this mode in its table posts the matching receive.
 int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls) {
+                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min) {
+  enum : uint64_t { kSlot = 0, kSingleCopy = 1, kMessages = 2 };
+  constexpr int kTag = kTagAlltoall + 67;
   const char* func = "xmsg_alltoallv";
   const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
   const size_t slot_bytes = s.region.slot_bytes();
   const int64_t table_bytes = static_cast<int64_t>(sizeof(uint64_t)) * (n + 2);
-  int64_t payload = 0;
+  int64_t payload = 0, largest = 0;
   for (int d = 0; d < n; ++d)
-    if (d != me) payload += scounts[d];
-  const bool in_slot = table_bytes + payload <= static_cast<int64_t>(slot_bytes);
+    if (d != me) {
+      payload += scounts[d];
+      largest = std::max(largest, scounts[d]);
+    }
+  const uint64_t mode = table_bytes + payload <= static_cast<int64_t>(slot_bytes) ? kSlot
+                        : largest >= cma_min                                        ? kSingleCopy
+                                                                                    : kMessages;
   std::byte* slot = nullptr;
   if (int e = claim_slot(s, c, seq, static_cast<int64_t>(slot_bytes), func, &slot)) return finish(s, c, seq, e);
-  uint64_t table[2] = {in_slot ? 0u : 1u, reinterpret_cast<uint64_t>(sendbuf)};
-  std::memcpy(slot, table, sizeof table);
+  const uint64_t head[2] = {mode, reinterpret_cast<uint64_t>(sendbuf)};
+  std::memcpy(slot, head, sizeof head);
   int64_t offset = table_bytes;
   for (int d = 0; d < n; ++d) {
     uint64_t where = static_cast<uint64_t>(sdispls[d]);
-    if (in_slot && d != me) {
+    if (mode == kSlot && d != me) {
       where = static_cast<uint64_t>(offset);
       copy_bytes(slot + offset, at(sendbuf, sdispls[d]), scounts[d]);
       offset += scounts[d];
@@ -564,24 +575,37 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
     std::memcpy(slot + sizeof(uint64_t) * (2 + d), &where, sizeof where);
   }
   publish(s, c, seq);
+  Step messages(c);
+  if (mode == kMessages)
+    for (int step = 1; step < n; ++step) {
+      const int d = (me + step) % n;
+      if (scounts[d] > 0) messages.send(at(sendbuf, sdispls[d]), scounts[d], d, kTag);
+    }
   copy_bytes(at(recvbuf, rdispls[me]), at(sendbuf, sdispls[me]), std::min(scounts[me], rcounts[me]));
   int e = visit_peers_when_ready(
       c, func, [&](int peer) { return has_posted(s, peer, seq); },
       [&](int peer) -> int {
         const std::byte* theirs = s.region.data(peer, seq, slot_bytes);
-        uint64_t head[2], where = 0;
-        std::memcpy(head, theirs, sizeof head);
+        uint64_t their_head[2], where = 0;
+        std::memcpy(their_head, theirs, sizeof their_head);
         std::memcpy(&where, theirs + sizeof(uint64_t) * (2 + me), sizeof where);
         const int64_t len = rcounts[peer];
         if (len <= 0) return XMSG_SUCCESS;
-        if (head[0] == 0) {
-          copy_bytes(at(recvbuf, rdispls[peer]), theirs + where, len);
-          return XMSG_SUCCESS;
+        switch (their_head[0]) {
+          case kSlot:
+            copy_bytes(at(recvbuf, rdispls[peer]), theirs + where, len);
+            return XMSG_SUCCESS;
+          case kSingleCopy:
+            return read_peer(s, c, peer, their_head[1] + where, at(recvbuf, rdispls[peer]), len, func);
+          default:
+            messages.recv(at(recvbuf, rdispls[peer]), len, peer, kTag);
+            return XMSG_SUCCESS;
         }
-        return read_peer(s, c, peer, head[1] + where, at(recvbuf, rdispls[peer]), len, func);
       });
+  const int sent = messages.wait();
+  if (e == XMSG_SUCCESS) e = sent;
   if (e == XMSG_SUCCESS) s.all_posted = seq;
-  return in_slot ? finish(s, c, seq, e) : finish_and_wait_all_done(s, c, seq, e, func);
+  return mode == kSingleCopy ? finish_and_wait_all_done(s, c, seq, e, func) : finish(s, c, seq, e);
 }
 
 int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {

@@ -667,11 +667,14 @@ TEST(Alltoall, VariableCounts) {
           << c.name;
       EXPECT_TRUE(same_arrays(got.data(), want.data(), roff)) << where(c, "alltoallv variant " + std::to_string(variant));
     }
-    // Writers whose data fits their shared-memory slot next to writers whose data does not (on
-    // one node each writer picks its own way per call): even ranks send 3000 ints to everyone,
-    // odd ones 5, and back to back so a writer's choice flips between calls.
-    for (int variant = 0; variant < 2; ++variant) {
-      auto amount = [&](int s, int d) { return static_cast<int64_t>((s + variant) % 2 == 0 ? 3000 + d : 5 + d); };
+    // Writers of every size side by side (on one node each writer picks its own way per call:
+    // its slot, point-to-point messages, single copy): ranks send 40000, 3000 or 5 ints (+ d)
+    // to each rank d by rank mod 3, rotating between calls so each writer's choice changes.
+    for (int variant = 0; variant < 3; ++variant) {
+      auto amount = [&](int s, int d) {
+        static constexpr int64_t kBase[3] = {40000, 3000, 5};
+        return kBase[(s + variant) % 3] + d;
+      };
       std::vector<int64_t> scounts(c.size), sdispls(c.size), rcounts(c.size), rdispls(c.size);
       int64_t soff = 0, roff = 0;
       for (int p = 0; p < c.size; ++p) {
