@@ -534,9 +534,10 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
 
 // Counts differ per pair, so a rank cannot tell from its own counts how its peers' data will
 // travel, and agreeing on it would cost a collective. So each writer decides for itself, per
-// call, and says so in its slot: a table [mode, sendbuf address, where(d) for every rank d].
-//   slot:   its whole send data fits the slot beside the table: copied there, where(d) = offset
-//           in the slot; readers copy out (as shm_alltoall).
+// call, and says so in a table [mode, sendbuf address, where(d) for every rank d], kept in the
+// posted line's inline bytes when it fits there (small communicators), else in the slot.
+//   inline / slot: its whole send data fits beside the table (inline) or in the slot: copied
+//           there, where(d) = offset; readers copy out (as shm_alltoall).
 //   single copy: a block of at least `cma_min` bytes: where(d) = sdispls[d], readers read its
 //           sendbuf with CMA, so it returns only once every reader is done.
 //   messages: otherwise (medium blocks, where a system call per block costs more than the
@@ -544,35 +545,44 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
 //           reader that finds this mode in its table posts the matching receive.
 int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
                   void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min) {
-  enum : uint64_t { kSlot = 0, kSingleCopy = 1, kMessages = 2 };
+  // kInline: data beside the table in the posted line's inline bytes (one line to hand off).
+  enum : uint64_t { kInline = 0, kSlot = 1, kSingleCopy = 2, kMessages = 3 };
   constexpr int kTag = kTagAlltoall + 67;
+  constexpr int64_t kInlineBytes = static_cast<int64_t>(NodeCollectiveRegion::kInlineBytes);
   const char* func = "xmsg_alltoallv";
   const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
-  const size_t slot_bytes = s.region.slot_bytes();
+  const int64_t slot_bytes = static_cast<int64_t>(s.region.slot_bytes());
   const int64_t table_bytes = static_cast<int64_t>(sizeof(uint64_t)) * (n + 2);
+  // Where the table lives depends on n only, so readers know where to look.
+  const bool table_inline = table_bytes <= kInlineBytes;
   int64_t payload = 0, largest = 0;
   for (int d = 0; d < n; ++d)
     if (d != me) {
       payload += scounts[d];
       largest = std::max(largest, scounts[d]);
     }
-  const uint64_t mode = table_bytes + payload <= static_cast<int64_t>(slot_bytes) ? kSlot
-                        : largest >= cma_min                                        ? kSingleCopy
-                                                                                    : kMessages;
+  const int64_t slot_start = table_inline ? 0 : table_bytes;
+  const uint64_t mode = table_inline && table_bytes + payload <= kInlineBytes ? kInline
+                        : slot_start + payload <= slot_bytes                   ? kSlot
+                        : largest >= cma_min                                   ? kSingleCopy
+                                                                               : kMessages;
   std::byte* slot = nullptr;
-  if (int e = claim_slot(s, c, seq, static_cast<int64_t>(slot_bytes), func, &slot)) return finish(s, c, seq, e);
+  if (int e = claim_slot(s, c, seq, slot_bytes, func, &slot)) return finish(s, c, seq, e);
+  std::byte* table = table_inline ? s.region.data(me, seq, static_cast<size_t>(kInlineBytes)) : slot;
   const uint64_t head[2] = {mode, reinterpret_cast<uint64_t>(sendbuf)};
-  std::memcpy(slot, head, sizeof head);
-  int64_t offset = table_bytes;
+  std::memcpy(table, head, sizeof head);
+  // where(d): an offset into the inline bytes (kInline) or the slot (kSlot), else sdispls[d].
+  std::byte* data = mode == kInline ? table : slot;
+  int64_t offset = mode == kInline ? table_bytes : slot_start;
   for (int d = 0; d < n; ++d) {
     uint64_t where = static_cast<uint64_t>(sdispls[d]);
-    if (mode == kSlot && d != me) {
+    if ((mode == kInline || mode == kSlot) && d != me) {
       where = static_cast<uint64_t>(offset);
-      copy_bytes(slot + offset, at(sendbuf, sdispls[d]), scounts[d]);
+      copy_bytes(data + offset, at(sendbuf, sdispls[d]), scounts[d]);
       offset += scounts[d];
     }
-    std::memcpy(slot + sizeof(uint64_t) * (2 + d), &where, sizeof where);
+    std::memcpy(table + sizeof(uint64_t) * (2 + d), &where, sizeof where);
   }
   publish(s, c, seq);
   Step messages(c);
@@ -585,15 +595,20 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
   int e = visit_peers_when_ready(
       c, func, [&](int peer) { return has_posted(s, peer, seq); },
       [&](int peer) -> int {
-        const std::byte* theirs = s.region.data(peer, seq, slot_bytes);
+        const std::byte* their_slot = s.region.data(peer, seq, static_cast<size_t>(slot_bytes));
+        const std::byte* their_table =
+            table_inline ? s.region.data(peer, seq, static_cast<size_t>(kInlineBytes)) : their_slot;
         uint64_t their_head[2], where = 0;
-        std::memcpy(their_head, theirs, sizeof their_head);
-        std::memcpy(&where, theirs + sizeof(uint64_t) * (2 + me), sizeof where);
+        std::memcpy(their_head, their_table, sizeof their_head);
+        std::memcpy(&where, their_table + sizeof(uint64_t) * (2 + me), sizeof where);
         const int64_t len = rcounts[peer];
         if (len <= 0) return XMSG_SUCCESS;
         switch (their_head[0]) {
+          case kInline:
+            copy_bytes(at(recvbuf, rdispls[peer]), their_table + where, len);
+            return XMSG_SUCCESS;
           case kSlot:
-            copy_bytes(at(recvbuf, rdispls[peer]), theirs + where, len);
+            copy_bytes(at(recvbuf, rdispls[peer]), their_slot + where, len);
             return XMSG_SUCCESS;
           case kSingleCopy:
             return read_peer(s, c, peer, their_head[1] + where, at(recvbuf, rdispls[peer]), len, func);
