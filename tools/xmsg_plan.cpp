@@ -51,6 +51,14 @@ struct Summary {
   double tgt_per_rank = 0;
   double pmix_bytes_per_rank = 0;
   std::uint64_t recv_memory_per_rank = 0;
+  // The wire-up as VerbsTransport::connect does it today ("eager"): every rank publishes its
+  // whole record (+ node key), the fence collects them all to every node, each rank reads every
+  // rank's node key (true_layout) and decodes the record of every remote peer (routes), and
+  // creates every planned QP before any traffic.
+  double pmix_bytes_per_node = 0;         // received by each node at start-up
+  double wireup_memory_per_rank = 0;      // decoded records of remote peers + the node map
+  double gets_per_rank = 0;               // bootstrap gets during connect()
+  double qps_at_start_per_rank = 0;       // QPs created before the first send
 };
 
 Summary summarise(const ConnectionPlan& plan, const xmsg::verbs::VerbsLimits& limits) {
@@ -74,6 +82,23 @@ Summary summarise(const ConnectionPlan& plan, const xmsg::verbs::VerbsLimits& li
   s.tgt_per_rank = static_cast<double>(tgt) / plan.num_ranks();
   s.pmix_bytes_per_rank = pmix / plan.num_ranks();
   s.recv_memory_per_rank = limits.recv_memory_bytes();
+
+  s.pmix_bytes_per_node = pmix;
+  double remote_memory = 0, remote_peers = 0;
+  for (int r = 0; r < plan.num_ranks(); ++r) {
+    // Records a rank decodes: those of the ranks on other nodes (sum over ranks of
+    // sum over remote ranks), averaged below.
+    const double record = static_cast<double>(xmsg::verbs::WireUpRecord::published_bytes(
+                              static_cast<std::size_t>(plan.qp_count(r)))) -
+                          static_cast<double>(xmsg::verbs::kNodeKeyBytes);
+    const double readers = plan.num_ranks() - plan.ranks_on_node(plan.node_of(r));
+    remote_memory += record * readers;
+    remote_peers += readers;
+  }
+  s.wireup_memory_per_rank = remote_memory / plan.num_ranks() +
+                             static_cast<double>(sizeof(std::uint32_t)) * plan.num_ranks();
+  s.gets_per_rank = plan.num_ranks() + remote_peers / plan.num_ranks();
+  s.qps_at_start_per_rank = s.qps_per_rank;
   return s;
 }
 
@@ -156,6 +181,12 @@ int main(int argc, char** argv) {
           {"qps_per_node", number(s.qps_per_node)},
           {"recv_memory_per_rank_bytes", s.recv_memory_per_rank},
           {"pmix_bytes_per_rank", number(s.pmix_bytes_per_rank)},
+          {"wireup_scheme", "eager"},
+          {"pmix_bytes_per_node", number(s.pmix_bytes_per_node)},
+          {"wireup_memory_per_rank_bytes", number(s.wireup_memory_per_rank)},
+          {"gets_per_rank", number(s.gets_per_rank)},
+          {"qps_at_start_per_rank", number(s.qps_at_start_per_rank)},
+          {"qps_after_alltoall_per_rank", number(s.qps_per_rank)},
       };
       std::puts(out.dump().c_str());
     } else {
@@ -176,6 +207,12 @@ int main(int argc, char** argv) {
       fmt::print("  PMIx bytes/rank     : {:.2f} (key \"{}\": {}-byte header + {} bytes per QP; key \"{}\": {} bytes)\n",
                  s.pmix_bytes_per_rank, xmsg::verbs::kWireUpKey, sizeof(xmsg::verbs::WireUpHeader),
                  sizeof(xmsg::verbs::WireUpQp), xmsg::verbs::kNodeKey, xmsg::verbs::kNodeKeyBytes);
+      fmt::print("  wire-up (scheme eager: every record to every node, every QP at start-up):\n");
+      fmt::print("    PMIx bytes/node   : {} received at start-up\n", human_bytes(s.pmix_bytes_per_node));
+      fmt::print("    wire-up memory    : {} per rank (remote peers' records + node map)\n",
+                 human_bytes(s.wireup_memory_per_rank));
+      fmt::print("    bootstrap gets    : {:.0f} per rank\n", s.gets_per_rank);
+      fmt::print("    QPs at start-up   : {:.2f} per rank (the same after a first all-to-all)\n", s.qps_at_start_per_rank);
     }
     if (show_rank >= 0) print_rank(plan, show_rank);
   } catch (const std::invalid_argument& e) {

@@ -38,7 +38,15 @@ TEST(PlanTool, JsonHasTheDocumentedKeysAndValues) {
   EXPECT_EQ(j.at("qps_per_node").get<double>(), 120.0);
   EXPECT_EQ(j.at("recv_memory_per_rank_bytes").get<long long>(), 256LL * 8192);
   EXPECT_EQ(j.at("pmix_bytes_per_rank").get<double>(), 36.0 + 8 * 30 + 4);
-  EXPECT_EQ(j.size(), 7u);
+  // Today's wire-up: every rank's record (+ node key) reaches every node; a rank decodes the
+  // records of the 60 ranks on other nodes and reads all 64 node keys; every QP at start-up.
+  EXPECT_EQ(j.at("wireup_scheme"), "eager");
+  EXPECT_EQ(j.at("pmix_bytes_per_node").get<double>(), 64.0 * (36 + 8 * 30 + 4));
+  EXPECT_EQ(j.at("wireup_memory_per_rank_bytes").get<double>(), 60.0 * (36 + 8 * 30) + 4.0 * 64);
+  EXPECT_EQ(j.at("gets_per_rank").get<double>(), 64.0 + 60.0);
+  EXPECT_EQ(j.at("qps_at_start_per_rank").get<double>(), 30.0);
+  EXPECT_EQ(j.at("qps_after_alltoall_per_rank").get<double>(), 30.0);
+  EXPECT_EQ(j.size(), 13u);
 
   const auto rc = run_plan("--nodes 16 --ppn 4 --mode rc --json --srq-depth 64");
   ASSERT_EQ(rc.exit_code, 0) << rc.out;

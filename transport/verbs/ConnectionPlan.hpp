@@ -72,6 +72,7 @@ class ConnectionPlan {
   PlanMode mode() const { return mode_; }
   int num_ranks() const { return static_cast<int>(node_of_.size()); }
   int num_nodes() const { return static_cast<int>(ranks_of_node_.size()); }
+  int ranks_on_node(int node) const { return static_cast<int>(ranks_of_node_.at(static_cast<std::size_t>(node)).size()); }
   int node_of(int rank) const;
   // Ranks on `node`, ascending.
   const std::vector<int>& ranks_on(int node) const;
