@@ -4,6 +4,7 @@
 #include "Netns.hpp"
 #include "PmixServer.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <poll.h>
@@ -22,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 extern char** environ;
 
@@ -52,6 +54,7 @@ class NodeServer {
   void reap();
   void terminate(int grace_ms);
   void kill_alive(int sig);
+  void end_orphans();
   [[noreturn]] void finish(int code);
   void report_failure(const std::string& what);
   bool local(int rank) const {
@@ -103,6 +106,9 @@ void NodeServer::report_failure(const std::string& what) {
 
 void NodeServer::run() {
   coordinator_ = ::getppid();
+  // Whatever a rank starts (a wrapper script's commands, a daemon that double-forks) is
+  // reparented to us, not to init, when its parent goes, so it can end with the job.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   prepare_signals();
   if (::getppid() != coordinator_) finish(1);
 
@@ -353,6 +359,57 @@ void NodeServer::terminate(int grace_ms) {
   if (!kill_deadline_ || deadline < *kill_deadline_) kill_deadline_ = deadline;
 }
 
+// Our children that are not ranks: descendants of ranks reparented to us (we are their
+// subreaper). Read from /proc because nothing told us their pids.
+static std::vector<pid_t> orphans_of(pid_t self) {
+  std::vector<pid_t> out;
+  DIR* proc = ::opendir("/proc");
+  while (dirent* e = proc ? ::readdir(proc) : nullptr) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    if (pid <= 0) continue;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    FILE* f = std::fopen(path, "r");
+    if (!f) continue;
+    char line[512];
+    const size_t n = std::fread(line, 1, sizeof line - 1, f);
+    std::fclose(f);
+    line[n] = '\0';
+    const char* close_paren = std::strrchr(line, ')');
+    int ppid = 0;
+    char state = 0;
+    if (close_paren && std::sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == self) out.push_back(pid);
+  }
+  if (proc) ::closedir(proc);
+  return out;
+}
+
+// Every process our ranks started ends with the job: TERM, half a second to go, then KILL.
+void NodeServer::end_orphans() {
+  const pid_t self = ::getpid();
+  auto reap_all = [] {
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+  };
+  std::vector<pid_t> left = orphans_of(self);
+  if (left.empty()) return;
+  for (pid_t pid : left) ::kill(pid, SIGTERM);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(500);
+  while (Clock::now() < deadline) {
+    reap_all();
+    if (orphans_of(self).empty()) return;
+    ::usleep(10000);
+  }
+  // KILLed ones may leave children of their own, reparented to us in turn.
+  for (int round = 0; round < 100; ++round) {
+    left = orphans_of(self);
+    if (left.empty()) return;
+    for (pid_t pid : left) ::kill(pid, SIGKILL);
+    ::usleep(10000);
+    reap_all();
+  }
+}
+
 void NodeServer::finish(int code) {
   // Wait for our ranks so nothing outlives the node (they were SIGKILLed on abnormal ends).
   while (!alive_.empty()) {
@@ -361,6 +418,7 @@ void NodeServer::finish(int code) {
     if (pid < 0) break;
     alive_.erase(pid);
   }
+  end_orphans();
   remove_tree(plan_.node_dir(node_));
   ::rmdir(plan_.base_dir.c_str());  // the last node out removes the job directory
   remove_job_shm(plan_.job_id);

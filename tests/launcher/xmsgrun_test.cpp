@@ -331,6 +331,40 @@ TEST(JobControl, KilledRankEndsTheJob) {
   }
 }
 
+// What a rank starts (here a wrapper script's background command) ends with the job, whether a
+// rank was killed or all exited normally: nothing is left running, reparented to init. (Rank 2
+// waits before killing itself so that its line has been forwarded.)
+std::vector<int> children_named(const std::string& out) {
+  std::vector<int> pids;
+  static const std::regex re("child ([0-9]+)");
+  for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it) pids.push_back(std::stoi((*it)[1]));
+  return pids;
+}
+
+TEST(JobControl, WhatRanksStartEndsWithTheJob) {
+  const std::string script = "sleep 30 & echo \"child $!\"; if [ \"$PMIX_RANK\" = 2 ]; then sleep 0.5; kill -9 $$; fi; wait";
+  for (const char* nodes : {"1", "2"}) {
+    Result r = run({"-n", "4", "--nodes", nodes, "/bin/sh", "-c", script});
+    EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+    const auto kids = children_named(r.out);
+    EXPECT_EQ(kids.size(), 4u) << r.out;
+    auto deadline = Clock::now() + std::chrono::seconds(5);
+    for (int pid : kids) {
+      while (!process_gone(pid) && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      EXPECT_TRUE(process_gone(pid)) << "a rank's child " << pid << " survived the job (" << nodes << " nodes)";
+    }
+  }
+  Result ok = run({"-n", "2", "/bin/sh", "-c", "sleep 30 & echo \"child $!\""});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  const auto kids = children_named(ok.out);
+  EXPECT_EQ(kids.size(), 2u) << ok.out;
+  auto deadline = Clock::now() + std::chrono::seconds(5);
+  for (int pid : kids) {
+    while (!process_gone(pid) && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_TRUE(process_gone(pid)) << "a rank's child " << pid << " survived a job that ended normally";
+  }
+}
+
 TEST(JobControl, FailingRankEndsTheJobWithItsStatus) {
   Result r = run({"-n", "4", JOB_ACTIONS, "exit", "1", "3"});
   EXPECT_EQ(r.status, 3) << r.err;
