@@ -2,7 +2,7 @@
 # that keeps an installed prefix relocatable. Included by the top-level CMakeLists.txt before
 # the layers, whose CMakeLists.txt call xmsg_install_rpath() on what they install.
 #
-#   bin/             xmsgrun xmsgcc xmsgcxx xmsg_plan
+#   bin/             xmsgrun xmsgcc xmsgcxx xmsg_plan xmsg_info
 #   lib/             libxmsg.so* libxmsg_mpi.so*, pkgconfig/xmsg{,-mpi}.pc, cmake/xmsg/
 #   include/xmsg/    xmsg.h xmsg.hpp mpi/mpi.h
 #   libexec/xmsg/    xmsg_osu_* (XMSG_BUILD_BENCHMARKS)

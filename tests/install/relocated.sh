@@ -40,7 +40,7 @@ echo "moved to $P ($(du -sh "$P" | cut -f1))"
 
 # ---- 2. the tree ---------------------------------------------------------------------------
 step "installed files"
-expected=("$bin/xmsgrun" "$bin/xmsgcc" "$bin/xmsgcxx" "$bin/xmsg_plan"
+expected=("$bin/xmsgrun" "$bin/xmsgcc" "$bin/xmsgcxx" "$bin/xmsg_plan" "$bin/xmsg_info"
           "$lib/libxmsg.so" "$lib/libxmsg.so.0" "$lib/libxmsg.so.$XMSG_VERSION"
           "$lib/libxmsg_mpi.so" "$lib/libxmsg_mpi.so.0" "$lib/libxmsg_mpi.so.$XMSG_VERSION"
           "$inc/xmsg/xmsg.h" "$inc/xmsg/xmsg.hpp" "$inc/xmsg/mpi/mpi.h"
@@ -52,9 +52,9 @@ if [ "${XMSG_WITH_BENCHMARKS:-OFF}" = ON ]; then
   for b in latency bw bibw barrier bcast allreduce alltoall alltoallv; do osu+=("$libexec/xmsg_osu_$b"); done
 fi
 for f in "${expected[@]}" "${osu[@]}"; do [ -e "$f" ] || fail "not installed: ${f#"$P"/}"; done
-# Only the four programs in bin/; no test program, static library or the soft-RoCE provider.
+# Only the five programs in bin/; no test program, static library or the soft-RoCE provider.
 bins=$(cd "$bin" && ls | sort | tr '\n' ' ')
-[ "$bins" = "xmsg_plan xmsgcc xmsgcxx xmsgrun " ] || fail "bin/ holds: $bins"
+[ "$bins" = "xmsg_info xmsg_plan xmsgcc xmsgcxx xmsgrun " ] || fail "bin/ holds: $bins"
 stray=$(find "$P" \( -name '*.a' -o -name '*rxe*' -o -name '*test*' -o -name 'bootstrap_check' \) -print)
 [ -z "$stray" ] || fail "installed but should not be: $stray"
 echo "ok: ${#expected[@]} files, ${#osu[@]} benchmarks, bin/ = $bins"
@@ -97,7 +97,7 @@ while IFS= read -r f; do
   [ "$own" = 1 ] || fail "${f#"$P"/}: RUNPATH '$runpath' lacks '$want'"
   echo "  ${f#"$P"/}: $runpath"
 done < <(find "$bin" "$lib" "$libexec" -type f 2>/dev/null)
-[ "$elfs" -ge $((4 + ${#osu[@]})) ] || fail "only $elfs ELF files found"
+[ "$elfs" -ge $((5 + ${#osu[@]})) ] || fail "only $elfs ELF files found"
 echo "ok: $elfs ELF files"
 
 # ldd FILE: every library resolves, none from the build or source tree, xmsg's from the prefix.
@@ -119,7 +119,7 @@ check_ldd() {
 }
 step "ldd $lib/libxmsg.so.0"
 ldd "$lib/libxmsg.so.0"
-for f in "$lib/libxmsg.so.0" "$lib/libxmsg_mpi.so.0" "$bin/xmsgrun" "$bin/xmsg_plan" "${osu[@]}"; do
+for f in "$lib/libxmsg.so.0" "$lib/libxmsg_mpi.so.0" "$bin/xmsgrun" "$bin/xmsg_plan" "$bin/xmsg_info" "${osu[@]}"; do
   check_ldd "$f"
 done
 echo "ok"
