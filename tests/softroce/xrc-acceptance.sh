@@ -21,9 +21,18 @@ pair() {
   ran="$ran $name"
   timeout 120 sh -c "$server" >"$log/$name.server" 2>&1 &
   spid=$!
-  sleep 2  # the server must be listening before the client connects
-  timeout 120 sh -c "$client" >"$log/$name.client" 2>&1
-  cstatus=$?
+  # The server must be listening before the client connects; on a loaded host the guest may
+  # take longer than the first wait, so a client refused at connection time (and only then:
+  # the server is still waiting for it) tries again.
+  sleep 2
+  for attempt in 1 2 3 4 5 6; do
+    timeout 120 sh -c "$client" >"$log/$name.client" 2>&1
+    cstatus=$?
+    [ $cstatus -ne 0 ] && kill -0 $spid 2>/dev/null &&
+      grep -Eq "Couldn't connect|Connection refused|rdma_connect|rdma_resolve" "$log/$name.client" || break
+    echo "xrc-acceptance: $name: client attempt $attempt refused (server not listening yet); retrying"
+    sleep 3
+  done
   wait $spid
   sstatus=$?
   if [ $cstatus -eq 0 ] && [ $sstatus -eq 0 ]; then
