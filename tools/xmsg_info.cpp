@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "human_bytes.hpp"
 #include "Device.hpp"
 
 extern char** environ;
@@ -103,15 +104,7 @@ std::string env_or(const char* name, std::string fallback = {}) {
   return v != nullptr && *v != '\0' ? std::string(v) : fallback;
 }
 
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[unit]);
-}
+std::string human_bytes(double bytes) { return xmsg::tools::human_bytes(bytes, 1); }
 
 std::string joined(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "human_bytes.hpp"
 #include "ConnectionPlan.hpp"
 #include "VerbsLimits.hpp"
 #include "WireUpRecord.hpp"
@@ -31,15 +32,7 @@ nlohmann::json number(double value) {
   return std::round(value * 100.0) / 100.0;
 }
 
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.2f} {}", bytes, units[unit]);
-}
+std::string human_bytes(double bytes) { return xmsg::tools::human_bytes(bytes, 2); }
 
 struct Summary {
   double qps_per_rank = 0;
