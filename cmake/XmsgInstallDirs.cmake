@@ -46,3 +46,42 @@ function(xmsg_install_rpath target destination)
   endif()
   set_target_properties(${target} PROPERTIES INSTALL_RPATH "${rpath}")
 endfunction()
+
+# CMAKE_INSTALL_<dir> as an installed file that knows its prefix as `prefix_ref` (a shell or
+# pkg-config variable) must name it: absolute install directories stay as they are.
+function(xmsg_prefixed_install_dir out dir prefix_ref)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    set(${out} "${CMAKE_INSTALL_${dir}}" PARENT_SCOPE)
+  else()
+    set(${out} "${prefix_ref}/${CMAKE_INSTALL_${dir}}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The MPI compiler wrappers xmsgcc and xmsgcxx from runtime/mpi/wrapper.sh.in, written to
+# `out_dir`. The build tree's copies and the installed ones differ only in the arguments:
+# `locate` (shell lines that set $prefix, empty in the build tree), the -I flags and the
+# library directory.
+function(xmsg_configure_wrappers out_dir locate include_dirs lib_dir)
+  set(XMSG_WRAPPER_LOCATE "${locate}")
+  set(XMSG_WRAPPER_INCLUDE_DIRS "${include_dirs}")
+  set(XMSG_WRAPPER_LIB_DIR "${lib_dir}")
+  # A sanitizer build's libraries need the sanitizer runtime in the programs linked against them.
+  set(XMSG_WRAPPER_EXTRA_FLAGS "")
+  if(XMSG_SANITIZE STREQUAL "address")
+    set(XMSG_WRAPPER_EXTRA_FLAGS "-fsanitize=address,undefined")
+  elseif(XMSG_SANITIZE STREQUAL "thread")
+    set(XMSG_WRAPPER_EXTRA_FLAGS "-fsanitize=thread")
+  endif()
+  foreach(wrapper xmsgcc xmsgcxx)
+    if(wrapper STREQUAL "xmsgcc")
+      set(XMSG_WRAPPER_COMPILER "${CMAKE_C_COMPILER}")
+      set(XMSG_WRAPPER_ENV "XMSG_CC")
+    else()
+      set(XMSG_WRAPPER_COMPILER "${CMAKE_CXX_COMPILER}")
+      set(XMSG_WRAPPER_ENV "XMSG_CXX")
+    endif()
+    configure_file(${PROJECT_SOURCE_DIR}/runtime/mpi/wrapper.sh.in ${out_dir}/${wrapper}
+                   @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                   WORLD_READ WORLD_EXECUTE)
+  endforeach()
+endfunction()

@@ -28,13 +28,8 @@ install(FILES ${PROJECT_BINARY_DIR}/package/xmsgConfig.cmake
 
 # pkg-config: prefix=${pcfiledir}/<relative path from the .pc's directory to the prefix>.
 xmsg_relative_install_path(XMSG_PC_TO_PREFIX ${XMSG_INSTALL_PKGCONFIGDIR} .)
-foreach(_d INCLUDEDIR LIBDIR)
-  if(IS_ABSOLUTE "${CMAKE_INSTALL_${_d}}")
-    set(XMSG_PC_${_d} "${CMAKE_INSTALL_${_d}}")
-  else()
-    set(XMSG_PC_${_d} "\${prefix}/${CMAKE_INSTALL_${_d}}")
-  endif()
-endforeach()
+xmsg_prefixed_install_dir(XMSG_PC_INCLUDEDIR INCLUDEDIR "\${prefix}")
+xmsg_prefixed_install_dir(XMSG_PC_LIBDIR LIBDIR "\${prefix}")
 set(_pc_files xmsg)
 if(TARGET xmsg_mpi)
   list(APPEND _pc_files xmsg-mpi)
