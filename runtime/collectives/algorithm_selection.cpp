@@ -257,12 +257,12 @@ int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
 
 int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,
                   const int64_t* rcounts, const int64_t* rdispls) {
-  // Traced with the largest block received, what the OSU-style tables call the size. One-node
-  // communicators whose members may read each other's memory: each writer chooses per call
-  // between its slot and single copy (shm_alltoallv), so no agreement on the counts is needed
-  // and every rank takes this branch alike (it depends on the communicator only).
-  const int64_t largest = *std::max_element(rcounts, rcounts + c.size);
-  if (NodeShm* shm = cma_for(c, 0, 0); shm && 8 * (c.size + 2) <= thresholds().shm_slot)
+  // Traced with the largest block received, what the OSU-style tables call the size (found only
+  // when tracing). One-node communicators whose members may read each other's memory: each
+  // writer chooses per call how its own data travels (shm_alltoallv), so no agreement on the
+  // counts is needed and every rank takes this branch alike (it depends on the communicator only).
+  const int64_t largest = tracing() ? *std::max_element(rcounts, rcounts + c.size) : 0;
+  if (NodeShm* shm = cma_for(c, 0, 0); shm && shm_alltoallv_table_bytes(c.size) <= thresholds().shm_slot)
     return traced(c, "alltoallv", "shared memory, per writer: slot, single copy or messages", largest) +
            shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls,
                          thresholds().cma_alltoall_min);

@@ -553,7 +553,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
   const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
   const int64_t slot_bytes = static_cast<int64_t>(s.region.slot_bytes());
-  const int64_t table_bytes = static_cast<int64_t>(sizeof(uint64_t)) * (n + 2);
+  const int64_t table_bytes = shm_alltoallv_table_bytes(n);
   // Where the table lives depends on n only, so readers know where to look.
   const bool table_inline = table_bytes <= kInlineBytes;
   int64_t payload = 0, largest = 0;
