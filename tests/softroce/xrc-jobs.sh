@@ -24,26 +24,31 @@ leftovers() {
   find /tmp /run /dev/shm -name 'xrcd-*' 2>/dev/null
 }
 
-# job NAME RANKS NODES EXPECTED_STATUS [ARGS...]
+# job NAME RANKS NODES EXPECTED_STATUS [ARGS...]; XMSG_VERBS_CONNECT=$connect (default lazy)
 job() {
   case_name=$1 ranks=$2 nodes=$3 want=$4
   shift 4
   start=$(date +%s)
   "$xmsgrun" --timeout 150 -n "$ranks" --nodes "$nodes" -x XMSG_VERBS_MODE=xrc -x XMSG_VERBOSE=1 \
-    -x XMSG_WAIT_POLICY=yield "$job" "$@" > "$out" 2>&1
+    -x XMSG_WAIT_POLICY=yield -x XMSG_VERBS_CONNECT="${connect:-lazy}" "$job" "$@" > "$out" 2>&1
   status=$?
   took=$(( $(date +%s) - start ))
   [ "$status" -eq "$want" ] || fail "exit status $status, expected $want"
   [ -z "$(leftovers)" ] || fail "XRC domain files left behind: $(leftovers | tr '\n' ' ')"
 }
 
-# check_qps RANKS NODES: every rank wired up in XRC mode with 2(NODES-1) QPs; one domain file
-# per node, shared by its ranks.
+# check_qps RANKS NODES: every rank wired up in XRC mode with no QP (lazy wire-up) and, after
+# talking to every remote rank, created NODES-1 INI QPs, while the node's ranks hold one TGT per
+# remote sender between them (2(NODES-1) QPs per rank on average); one domain file per node,
+# shared by its ranks.
 check_qps() {
   ranks=$1 nodes=$2
-  want_qps=$(( 2 * (nodes - 1) ))
-  lines=$(grep -c "xmsg: verbs: rank [0-9]* on .*, xrc mode, $want_qps QPs" "$out")
-  [ "$lines" -eq "$ranks" ] || fail "$lines of $ranks ranks report xrc mode with $want_qps QPs"
+  lines=$(grep -c "xmsg: verbs: rank [0-9]* on .*, xrc mode, lazy wire-up, 0 QPs" "$out")
+  [ "$lines" -eq "$ranks" ] || fail "$lines of $ranks ranks report xrc mode, lazy wire-up with 0 QPs at start"
+  inis=$(grep -c "xmsg: verbs: rank [0-9]* created [0-9]* QPs on demand ($(( nodes - 1 )) INI," "$out")
+  [ "$inis" -eq "$ranks" ] || fail "$inis of $ranks ranks created $(( nodes - 1 )) INI QPs"
+  tgts=$(sed -n 's/.*QPs on demand ([0-9]* INI, \([0-9]*\) TGT.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
+  [ "$tgts" -eq $(( ranks * (nodes - 1) )) ] || fail "$tgts TGT QPs in the job, expected $(( ranks * (nodes - 1) ))"
   domains=$(sed -n 's/.*XRC domain \([^,]*\),.*/\1/p' "$out" | sort -u | wc -l)
   [ "$domains" -eq "$nodes" ] || fail "$domains distinct XRC domain files for $nodes nodes"
   times=$(sed -n 's/.*rank \([0-9]*\) on .*wired up in \([0-9.]*\) ms/\2/p' "$out" | sort -n | tr '\n' ' ')
@@ -55,6 +60,20 @@ check_qps 6 2
 echo "ok: $case_name ($took s)"
 job "exchange, 9 ranks on 3 nodes" 9 3 0
 check_qps 9 3
+echo "ok: $case_name ($took s)"
+connect=eager
+job "eager wire-up, 9 ranks on 3 nodes" 9 3 0 exchange
+connect=lazy
+lines=$(grep -c "xmsg: verbs: rank [0-9]* on .*, xrc mode, eager wire-up, 4 QPs" "$out")
+[ "$lines" -eq 9 ] || fail "$lines of 9 ranks report xrc mode, eager wire-up with 2(3-1) QPs"
+echo "ok: $case_name ($took s)"
+job "each rank talks to two peers, 9 ranks on 3 nodes" 9 3 0 pairs
+grep -q "pairs OK (xrc mode, lazy wire-up, 9 ranks on 3 nodes, 2 QPs per rank)" "$out" || fail "no pairs report"
+echo "ok: $case_name ($took s)"
+connect=eager
+job "each rank talks to two peers, eager wire-up" 9 3 0 pairs
+connect=lazy
+grep -q "pairs OK (xrc mode, eager wire-up, 9 ranks on 3 nodes" "$out" || fail "no pairs report"
 echo "ok: $case_name ($took s)"
 job "incast, 6 ranks on 2 nodes" 6 2 0 incast
 grep -q "incast" "$out" || fail "no incast report"

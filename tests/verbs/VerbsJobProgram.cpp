@@ -125,8 +125,8 @@ struct Read final : transport::ReadCompletion {
 int main(int argc, char** argv) {
   const std::string mode_arg = argc > 1 ? argv[1] : "exchange";
   if (mode_arg != "exchange" && mode_arg != "peerloss" && mode_arg != "silentloss" && mode_arg != "incast" &&
-      mode_arg != "killed") {
-    std::fprintf(stderr, "usage: xmsg_verbs_job [exchange|peerloss|silentloss|incast|killed]\n");
+      mode_arg != "killed" && mode_arg != "pairs") {
+    std::fprintf(stderr, "usage: xmsg_verbs_job [exchange|peerloss|silentloss|incast|killed|pairs]\n");
     return 2;
   }
   auto boot = bootstrap::make_bootstrap();
@@ -251,12 +251,77 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (mode_arg == "pairs") {
+    // Each rank sends to two ranks of the next node and hears from two of the previous one
+    // (xmsgrun --nodes lays ranks out block-wise). The lazy wire-up must create only the QPs
+    // these pairs use; eager creates every planned QP. Counted here, shown with XMSG_VERBOSE=1.
+    const int ppn = boot->local_size();
+    const int nodes = size / ppn;
+    check(!all_pairs && ppn >= 2 && nodes >= 2 && size % ppn == 0 && local.front() == rank - rank % ppn,
+          "pairs needs >= 2 nodes of >= 2 ranks each, laid out block-wise");
+    const int node = rank / ppn, index = rank % ppn;
+    const int next = ((node + 1) % nodes) * ppn, prev = ((node + nodes - 1) % nodes) * ppn;
+    const std::vector<int> targets{next + index, next + (index + 1) % ppn};
+    const std::vector<int> senders{prev + index, prev + (index + ppn - 1) % ppn};
+    constexpr int kMessages = 100;
+    std::vector<std::byte> message(max_eager);
+    for (int k = 0; k < kMessages; ++k) {
+      const size_t len = (static_cast<size_t>(k) * 97) % max_eager;
+      for (int target : targets) {
+        for (size_t i = 0; i < len; ++i) message[i] = pattern(static_cast<uint32_t>(rank), k, i);
+        send(target, kExchangeContext, k, MessageKind::kEager, {message.data(), len});
+      }
+    }
+    auto all_arrived = [&] {
+      for (int s : senders)
+        if (sink.exchange_count[static_cast<uint32_t>(s)] != kMessages) return false;
+      return true;
+    };
+    while (!all_arrived()) pump();
+    check(sink.exchange_count.size() == senders.size(), "messages from ranks that were never senders");
+    const bool xrc = verbs_transport->mode() == verbs::PlanMode::xrc;
+    std::size_t expected = 0;
+    if (verbs_transport->scheme() == verbs::WireUpScheme::eager) {
+      // Every planned QP (XRC: 2(N-1) on average; a rank's share of TGTs follows tgt_owner).
+      expected = static_cast<std::size_t>(
+          verbs::ConnectionPlan::uniform(nodes, ppn, verbs_transport->mode()).qp_count(rank));
+    } else if (xrc) {
+      expected = 2;  // the INI towards the next node + the TGT the first sender of the previous node asked for
+    } else {
+      std::vector<int> pair_peers = targets;
+      pair_peers.insert(pair_peers.end(), senders.begin(), senders.end());
+      std::sort(pair_peers.begin(), pair_peers.end());
+      expected = static_cast<std::size_t>(std::unique(pair_peers.begin(), pair_peers.end()) - pair_peers.begin());
+    }
+    check(verbs_transport->qps_created() == expected,
+          std::to_string(verbs_transport->qps_created()) + " QPs created, expected " + std::to_string(expected));
+    boot->fence(false);
+    if (rank == 0) {
+      std::printf("xmsg_verbs_job: pairs OK (%s mode, %s wire-up, %d ranks on %d nodes, %zu QPs per rank)\n",
+                  std::string(to_string(verbs_transport->mode())).c_str(),
+                  std::string(to_string(verbs_transport->scheme())).c_str(), size, nodes, expected);
+      std::fflush(stdout);
+    }
+    t->disconnect();
+    boot->finalize();
+    return 0;
+  }
+
   if (mode_arg == "incast") {
     // Every rank that reaches rank 0 over verbs bursts at it; rank 0 starts a second late and
     // then polls in small doses, so its SRQ runs low (limit event) and senders meet RNR NAKs, the
     // backstop. Every message must still arrive, in order, byte for byte (the sink checks both).
     constexpr int kPerSender = 2000;
     const std::vector<size_t> lengths{1, 64, 1000, max_eager};
+    // Lazy wire-up: connections are made by the first message, which needs rank 0 to answer.
+    // One greeting per sender, answered before the lag starts, keeps the burst against a full
+    // SRQ (without it the senders would wait out rank 0's sleep on their handshakes instead).
+    const bool sender = rank != 0 && std::find(peers.begin(), peers.end(), 0) != peers.end();
+    if (sender) send(0, kFloodContext, 0, MessageKind::kEager, {});
+    if (rank == 0) {
+      while (sink.flood_count < peers.size()) pump();
+    }
+    boot->fence(false);
     const auto start = std::chrono::steady_clock::now();
     if (rank == 0) {
       usleep(1000000);
@@ -273,7 +338,7 @@ int main(int argc, char** argv) {
       std::printf("xmsg_verbs_job: incast OK: %zu messages from %zu senders intact in %.1f s, SRQ limit reached %llu times\n",
                   expected, peers.size(), seconds, static_cast<unsigned long long>(limit_events));
       std::fflush(stdout);
-    } else if (std::find(peers.begin(), peers.end(), 0) != peers.end()) {
+    } else if (sender) {
       std::vector<std::byte> message(max_eager);
       for (int k = 0; k < kPerSender; ++k) {
         const size_t len = lengths[static_cast<size_t>(k) % lengths.size()];

@@ -39,6 +39,10 @@ void VerbsLimits::validate() const {
   if (send_depth < 4 || send_depth > (1 << 15)) {
     throw std::invalid_argument("send_depth: " + std::to_string(send_depth) + " is outside 4..32768");
   }
+  if (connect_timeout_seconds < 1 || connect_timeout_seconds > 3600) {
+    throw std::invalid_argument("connect_timeout_seconds: " + std::to_string(connect_timeout_seconds) +
+                                " is outside 1..3600");
+  }
 }
 
 VerbsLimits VerbsLimits::from_environment() {
@@ -47,6 +51,8 @@ VerbsLimits VerbsLimits::from_environment() {
   limits.eager_buffer_bytes = static_cast<std::size_t>(
       read_number("XMSG_VERBS_EAGER_BUFFER", static_cast<long long>(kDefaultEagerBufferBytes), 256, 1 << 20));
   limits.send_depth = static_cast<int>(read_number("XMSG_VERBS_SEND_DEPTH", kDefaultSendDepth, 4, 1 << 15));
+  limits.connect_timeout_seconds = static_cast<int>(
+      read_number("XMSG_VERBS_CONNECT_TIMEOUT", kDefaultConnectTimeoutSeconds, 1, 3600));
   return limits;
 }
 

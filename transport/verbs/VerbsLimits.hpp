@@ -17,10 +17,15 @@ struct VerbsLimits {
   static constexpr int kDefaultSrqDepth = 256;               // XMSG_VERBS_SRQ_DEPTH
   static constexpr std::size_t kDefaultEagerBufferBytes = 8192;  // XMSG_VERBS_EAGER_BUFFER (header included)
   static constexpr int kDefaultSendDepth = 64;                // XMSG_VERBS_SEND_DEPTH, per QP
+  // Lazy wire-up: how long a connection request may wait for its reply. Long, because a peer
+  // deep in computation answers only when it next calls into xmsg; a dead peer is noticed at once
+  // (its socket is gone).
+  static constexpr int kDefaultConnectTimeoutSeconds = 60;    // XMSG_VERBS_CONNECT_TIMEOUT
 
   int srq_depth = kDefaultSrqDepth;
   std::size_t eager_buffer_bytes = kDefaultEagerBufferBytes;
   int send_depth = kDefaultSendDepth;
+  int connect_timeout_seconds = kDefaultConnectTimeoutSeconds;
 
   std::uint64_t recv_memory_bytes() const {
     return static_cast<std::uint64_t>(srq_depth) * eager_buffer_bytes;

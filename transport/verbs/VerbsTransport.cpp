@@ -3,7 +3,11 @@
 #include <xmsg/bootstrap/bootstrap.hpp>
 #include <xmsg/transport/verbs.hpp>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/random.h>
 
 #include <algorithm>
 #include <chrono>
@@ -75,8 +79,19 @@ bool verbs_carries_same_node_pairs(const char* xmsg_transports) {
   return first == "verbs";
 }
 
-VerbsTransport::VerbsTransport(bootstrap::Bootstrap& bootstrap, Device device, PlanMode mode, VerbsLimits limits)
-    : boot_(bootstrap), device_(std::move(device)), mode_(mode), limits_(limits), rank_(bootstrap.rank()) {
+std::string_view to_string(WireUpScheme scheme) { return scheme == WireUpScheme::lazy ? "lazy" : "eager"; }
+
+WireUpScheme choose_wireup_scheme(const char* env_value) {
+  const std::string_view wanted = env_value != nullptr ? env_value : "";
+  if (wanted.empty() || wanted == "lazy") return WireUpScheme::lazy;
+  if (wanted == "eager") return WireUpScheme::eager;
+  throw std::invalid_argument("XMSG_VERBS_CONNECT: expected lazy or eager, got '" + std::string(wanted) + "'");
+}
+
+VerbsTransport::VerbsTransport(bootstrap::Bootstrap& bootstrap, Device device, PlanMode mode, VerbsLimits limits,
+                               WireUpScheme scheme)
+    : boot_(bootstrap), device_(std::move(device)), mode_(mode), limits_(limits), scheme_(scheme),
+      rank_(bootstrap.rank()) {
   limits_.validate();
 }
 
@@ -90,6 +105,9 @@ Capabilities VerbsTransport::capabilities() const {
 }
 
 std::string VerbsTransport::peer_label(int rank) const {
+  if (auto it = routes_.find(rank); it != routes_.end() && it->second.node >= 0) {
+    return "rank " + std::to_string(rank) + " (node " + std::to_string(it->second.node) + ")";
+  }
   if (plan_ && rank >= 0 && rank < plan_->num_ranks()) {
     return "rank " + std::to_string(rank) + " (node " + std::to_string(plan_->node_of(rank)) + ")";
   }
@@ -190,21 +208,7 @@ RemoteEndpoint VerbsTransport::endpoint(const WireUpRecord& record, int qp_posit
   return ep;
 }
 
-void VerbsTransport::connect(std::span<const int> peers) {
-  if (connected_) throw TransportError("verbs: connect() called twice");
-  connected_ = true;
-  const auto wire_up_start = std::chrono::steady_clock::now();
-  const int size = boot_.size();
-  const bool own_nodes = verbs_carries_same_node_pairs(std::getenv("XMSG_TRANSPORTS"));
-  const int my_node = own_nodes ? rank_ : boot_.node_id();
-  // The QPs this rank creates depend only on which ranks share its node, so a provisional
-  // layout (this node exact, the other ranks spread over the other nodes) plans them before any
-  // exchange; the true layout, needed to find entries in peers' records, follows the fence.
-  const ConnectionPlan provisional = own_nodes ? identity_plan(size) : provisional_plan();
-  records_.assign(static_cast<std::size_t>(size), std::nullopt);
-  heard_.assign(static_cast<std::size_t>(size), 0);
-  last_probe_round_ = std::chrono::steady_clock::now();
-
+void VerbsTransport::create_local_resources(std::size_t peer_count) {
   try {
     pd_ = std::make_unique<ProtectionDomain>(device_);
     registrations_ = std::make_unique<RegistrationCache>(*pd_);
@@ -215,33 +219,396 @@ void VerbsTransport::connect(std::span<const int> peers) {
     send_slot_owner_.assign(static_cast<std::size_t>(send_slots), {-1, -1});
     // Every CQ entry is bounded by something finite: posted receives, send slots, posted reads,
     // one liveness probe per peer; what the device cannot hold is taken off the probes.
-    const int wanted_cq = limits_.srq_depth + send_slots + kMaxReadsPosted + 16 + static_cast<int>(peers.size());
+    const int wanted_cq = limits_.srq_depth + send_slots + kMaxReadsPosted + 16 + static_cast<int>(peer_count);
     const int cq_depth = std::min(wanted_cq, device_.attributes().max_cqe);
-    probe_budget_ = std::max(0, static_cast<int>(peers.size()) - (wanted_cq - cq_depth));
+    probe_budget_ = std::max(0, static_cast<int>(peer_count) - (wanted_cq - cq_depth));
     cq_ = std::make_unique<CompletionQueue>(device_, cq_depth);
     if (mode_ == PlanMode::xrc) {
-      xrcd_ = std::make_unique<XrcDomain>(device_, boot_.job_id(), my_node);
+      xrcd_ = std::make_unique<XrcDomain>(device_, boot_.job_id(), my_node_);
       srq_ = std::make_unique<SharedReceiveQueue>(*pd_, *xrcd_, *cq_, limits_.srq_depth, limits_.eager_buffer_bytes);
     } else {
       srq_ = std::make_unique<SharedReceiveQueue>(*pd_, limits_.srq_depth, limits_.eager_buffer_bytes);
     }
     srq_->arm_limit(limits_.srq_low_watermark());
+  } catch (const VerbsError& e) {
+    throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + ": " + e.what());
+  }
+}
 
+int VerbsTransport::add_qp(std::unique_ptr<QueuePair> qp) {
+  QpState state;
+  state.qp = std::move(qp);
+  qp_index_by_qpn_[state.qp->qpn()] = static_cast<int>(qps_.size());
+  qps_.push_back(std::move(state));
+  return static_cast<int>(qps_.size()) - 1;
+}
+
+void VerbsTransport::connect(std::span<const int> peers) {
+  if (connected_) throw TransportError("verbs: connect() called twice");
+  connected_ = true;
+  const auto wire_up_start = std::chrono::steady_clock::now();
+  const bool own_nodes = verbs_carries_same_node_pairs(std::getenv("XMSG_TRANSPORTS"));
+  my_node_ = own_nodes ? rank_ : boot_.node_id();
+  heard_.assign(static_cast<std::size_t>(boot_.size()), 0);
+  last_probe_round_ = std::chrono::steady_clock::now();
+  create_local_resources(peers.size());
+  if (scheme_ == WireUpScheme::eager) {
+    connect_eager(peers, own_nodes);
+  } else {
+    connect_lazy(peers);
+  }
+  if (verbose()) {
+    const double wire_up_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wire_up_start).count();
+    const std::string domain = xrcd_ ? ", XRC domain " + xrcd_->path() : std::string();
+    const std::string cm = cm_ ? ", connection manager " + ConnectionManager::address_text(cm_->ipv4(), cm_->port())
+                               : std::string();
+    std::fprintf(stderr,
+                 "xmsg: verbs: rank %d on %s, %s mode, %s wire-up, %zu QPs, SRQ %d x %zu bytes%s%s, wired up in %.1f ms\n",
+                 rank_, device_.label().c_str(), std::string(to_string(mode_)).c_str(),
+                 std::string(to_string(scheme_)).c_str(), qps_.size(), limits_.srq_depth, limits_.eager_buffer_bytes,
+                 domain.c_str(), cm.c_str(), wire_up_ms);
+  }
+}
+
+namespace {
+
+// RoCE v2 GIDs of IPv4 ports are ::ffff:a.b.c.d: the connection manager listens on that address,
+// which is the one RDMA traffic uses. Otherwise (InfiniBand) XMSG_VERBS_CM_ADDRESS, else the
+// first IPv4 address of the host name.
+std::uint32_t connection_manager_address(const PortAddress& address, const std::string& hostname) {
+  if (const char* forced = std::getenv("XMSG_VERBS_CM_ADDRESS"); forced != nullptr && *forced != '\0') {
+    in_addr a{};
+    if (::inet_pton(AF_INET, forced, &a) != 1) {
+      throw std::invalid_argument(std::string("XMSG_VERBS_CM_ADDRESS: expected an IPv4 address, got '") + forced + "'");
+    }
+    return a.s_addr;
+  }
+  const auto& g = address.gid;
+  const bool v4_mapped = std::all_of(g.begin(), g.begin() + 10, [](std::uint8_t b) { return b == 0; }) &&
+                         g[10] == 0xff && g[11] == 0xff;
+  if (v4_mapped) {
+    std::uint32_t ip = 0;
+    std::memcpy(&ip, g.data() + 12, sizeof ip);
+    return ip;
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(hostname.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+    throw std::invalid_argument("verbs: no IPv4 address for the connection manager: the port GID is not IPv4-mapped "
+                                "and host name '" + hostname + "' does not resolve; set XMSG_VERBS_CM_ADDRESS");
+  }
+  const std::uint32_t ip = reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr.s_addr;
+  ::freeaddrinfo(found);
+  return ip;
+}
+
+std::uint64_t random_cookie() {
+  std::uint64_t value = 0;
+  if (::getrandom(&value, sizeof value, 0) != static_cast<ssize_t>(sizeof value)) {
+    throw TransportError("verbs: getrandom failed for the wire-up cookie");
+  }
+  return value;
+}
+
+}  // namespace
+
+void VerbsTransport::connect_lazy(std::span<const int> peers) {
+  const int size = boot_.size();
+  is_peer_.assign(static_cast<std::size_t>(size), 0);
+  for (int peer : peers) {
+    if (peer < 0 || peer >= size || peer == rank_) {
+      throw TransportError("verbs: rank " + std::to_string(rank_) + ": bad peer " + std::to_string(peer));
+    }
+    is_peer_[static_cast<std::size_t>(peer)] = 1;
+  }
+  try {
+    cm_ = std::make_unique<ConnectionManager>(connection_manager_address(device_.address(), boot_.hostname()));
+  } catch (const std::exception& e) {
+    throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + ": " + e.what());
+  }
+  cookie_ = random_cookie();
+  WireUpCard card{};
+  const PortAddress& address = device_.address();
+  card.mode = static_cast<std::uint8_t>(mode_);
+  card.link_layer = address.link_layer;
+  card.path_mtu = static_cast<std::uint8_t>(address.path_mtu);
+  card.lid = address.lid;
+  card.port = address.port;
+  card.gid_index = static_cast<std::uint8_t>(address.gid_index);
+  card.srq_num = srq_->srq_num();
+  card.node = static_cast<std::uint32_t>(my_node_);
+  card.cm_ipv4 = cm_->ipv4();
+  card.cm_port = cm_->port();
+  card.cookie = cookie_;
+  card.gid = address.gid;
+  boot_.put(kWireUpCardKey, card.encode());
+  boot_.commit();
+  // No data: cards travel only when a peer asks for one. The fence makes every card readable and,
+  // XRC, proves every local rank has opened the domain file.
+  boot_.fence(false);
+  if (xrcd_) xrcd_->unlink_file();
+  const int flags = fcntl(device_.context()->async_fd, F_GETFL);
+  if (flags < 0 || fcntl(device_.context()->async_fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+    throw TransportError("verbs: cannot make the async event fd of " + device_.label() + " non-blocking");
+  }
+}
+
+const WireUpCard* VerbsTransport::card_of(int peer, std::string& error) {
+  if (auto it = cards_.find(peer); it != cards_.end()) return &it->second;
+  try {
+    const WireUpCard card = WireUpCard::decode(boot_.get(peer, kWireUpCardKey), peer);
+    if (card.mode != static_cast<std::uint8_t>(mode_)) {
+      error = "it runs in " + std::string(to_string(static_cast<PlanMode>(card.mode))) + " mode, rank " +
+              std::to_string(rank_) + " in " + std::string(to_string(mode_)) + " (mixed devices or XMSG_VERBS_MODE?)";
+      return nullptr;
+    }
+    if (static_cast<int>(card.node) == my_node_) {
+      error = "it shares node " + std::to_string(my_node_) + " with rank " + std::to_string(rank_) +
+              "; set XMSG_TRANSPORTS=verbs,... to carry same-node pairs over verbs";
+      return nullptr;
+    }
+    return &cards_.emplace(peer, card).first->second;
+  } catch (const std::exception& e) {
+    error = std::string("cannot read its wire-up card: ") + e.what();
+    return nullptr;
+  }
+}
+
+VerbsTransport::Route* VerbsTransport::route_to(int peer) {
+  if (auto it = routes_.find(peer); it != routes_.end()) return &it->second;
+  if (scheme_ != WireUpScheme::lazy || peer < 0 || peer >= static_cast<int>(is_peer_.size()) ||
+      !is_peer_[static_cast<std::size_t>(peer)]) {
+    return nullptr;
+  }
+  std::string error;
+  const WireUpCard* card = card_of(peer, error);
+  if (card == nullptr) {
+    // No QP to hang the route on: a failed route on a failed placeholder link.
+    const int index = static_cast<int>(qps_.size());
+    QpState dead;
+    dead.state = LinkState::failed;
+    dead.failure = error;
+    qps_.push_back(std::move(dead));
+    Route& route = routes_[peer];
+    route.qp_index = index;
+    fail_peer(peer, error, nullptr);
+    return &route;
+  }
+  Route route;
+  route.node = static_cast<int>(card->node);
+  route.remote_srqn = card->srq_num;
+  const int key = mode_ == PlanMode::xrc ? route.node : peer;
+  auto link = links_.find(key);
+  route.qp_index = link != links_.end() ? link->second : open_link(key, peer, *card);
+  Route& stored = routes_[peer] = route;
+  const QpState& qp = qps_[static_cast<std::size_t>(stored.qp_index)];
+  if (qp.state == LinkState::failed) fail_peer(peer, qp.failure, nullptr);
+  return &stored;
+}
+
+ConnectionMessage VerbsTransport::message_template(ConnectionMessageKind kind, int to_rank) const {
+  ConnectionMessage m{};
+  const PortAddress& address = device_.address();
+  m.magic = kConnectionMagic;
+  m.version = kConnectionVersion;
+  m.kind = kind;
+  m.mode = static_cast<std::uint8_t>(mode_);
+  m.path_mtu = static_cast<std::uint8_t>(address.path_mtu);
+  m.from_rank = static_cast<std::uint32_t>(rank_);
+  m.to_rank = static_cast<std::uint32_t>(to_rank);
+  m.from_node = static_cast<std::uint32_t>(my_node_);
+  m.lid = address.lid;
+  m.gid = address.gid;
+  return m;
+}
+
+RemoteEndpoint VerbsTransport::endpoint(const ConnectionMessage& message) const {
+  RemoteEndpoint ep;
+  ep.qpn = message.qpn;
+  ep.psn = message.psn;
+  ep.lid = message.lid;
+  ep.gid = message.gid;
+  ep.path_mtu = static_cast<ibv_mtu>(message.path_mtu);
+  return ep;
+}
+
+int VerbsTransport::open_link(int key, int responder, const WireUpCard& card) {
+  int index = -1;
+  try {
+    std::unique_ptr<QueuePair> qp =
+        mode_ == PlanMode::xrc
+            ? QueuePair::create_xrc_ini(*pd_, *cq_, limits_.send_depth, "node " + std::to_string(key))
+            : QueuePair::create_rc(*pd_, *cq_, *srq_, limits_.send_depth,
+                                   "rank " + std::to_string(responder) + " (node " + std::to_string(card.node) + ")");
+    index = add_qp(std::move(qp));
+  } catch (const VerbsError& e) {
+    QpState dead;
+    dead.state = LinkState::failed;
+    dead.failure = e.what();
+    qps_.push_back(std::move(dead));
+    links_[key] = static_cast<int>(qps_.size()) - 1;
+    return links_[key];
+  }
+  links_[key] = index;
+  QpState& state = qps_[static_cast<std::size_t>(index)];
+  state.state = LinkState::requesting;
+  state.responder = responder;
+  state.requested = std::chrono::steady_clock::now();
+  ConnectionMessage request = message_template(ConnectionMessageKind::request, responder);
+  request.qpn = state.qp->qpn();
+  request.psn = state.qp->psn();
+  request.cookie = card.cookie;
+  try {
+    cm_->start(index, request, card.cm_ipv4, card.cm_port, std::chrono::seconds(limits_.connect_timeout_seconds));
+  } catch (const std::exception& e) {
+    state.state = LinkState::failed;
+    state.failure = e.what();
+  }
+  return index;
+}
+
+void VerbsTransport::fail_link(int qp_index, const std::string& reason) {
+  QpState& state = qps_[static_cast<std::size_t>(qp_index)];
+  state.state = LinkState::failed;
+  state.failure = reason;
+  for (auto& [peer, route] : routes_) {
+    if (route.qp_index == qp_index) fail_peer(peer, reason, nullptr);
+  }
+}
+
+ConnectionMessage VerbsTransport::on_request(const ConnectionMessage& request) {
+  const int from = static_cast<int>(request.from_rank);
+  ConnectionMessage reply = message_template(ConnectionMessageKind::accept, from);
+  auto reject = [&](ConnectionReject why) {
+    reply.kind = ConnectionMessageKind::reject;
+    reply.reject_reason = static_cast<std::uint16_t>(why);
+    if (verbose()) {
+      std::fprintf(stderr, "xmsg: verbs: rank %d rejected a connection request from rank %d: %s\n", rank_, from,
+                   describe(why).c_str());
+    }
+    return reply;
+  };
+  if (request.cookie != cookie_) return reject(ConnectionReject::bad_cookie);
+  if (static_cast<int>(request.to_rank) != rank_) return reject(ConnectionReject::wrong_rank);
+  if (request.mode != static_cast<std::uint8_t>(mode_)) return reject(ConnectionReject::wrong_mode);
+  if (from < 0 || from >= static_cast<int>(is_peer_.size()) || !is_peer_[static_cast<std::size_t>(from)]) {
+    return reject(ConnectionReject::not_a_peer);
+  }
+  const std::string who = "rank " + std::to_string(from) + " (node " + std::to_string(request.from_node) + ")";
+  try {
+    int index = -1;
+    if (mode_ == PlanMode::xrc) {
+      // One TGT per remote sender in the node's domain; a repeated request gets the same one.
+      if (auto it = tgt_of_sender_.find(from); it != tgt_of_sender_.end()) {
+        index = it->second;
+        if (qps_[static_cast<std::size_t>(index)].remote_qpn != request.qpn) return reject(ConnectionReject::conflict);
+      } else {
+        index = add_qp(QueuePair::create_xrc_tgt(*xrcd_, who));
+        qps_[static_cast<std::size_t>(index)].qp->connect(endpoint(request));
+        qps_[static_cast<std::size_t>(index)].remote_qpn = request.qpn;
+        tgt_of_sender_[from] = index;
+      }
+    } else {
+      // One RC QP per pair whoever asks first; when both asked at once each side connects its
+      // own QP to the one named in the other's request, so the replies agree.
+      auto link = links_.find(from);
+      if (link == links_.end()) {
+        index = add_qp(QueuePair::create_rc(*pd_, *cq_, *srq_, limits_.send_depth, who));
+        links_[from] = index;
+        Route& route = routes_[from];
+        route.qp_index = index;
+        route.node = static_cast<int>(request.from_node);
+      } else {
+        index = link->second;
+      }
+      QpState& state = qps_[static_cast<std::size_t>(index)];
+      if (state.state == LinkState::failed) return reject(ConnectionReject::qp_failed);
+      if (state.remote_qpn == 0) {
+        state.qp->connect(endpoint(request));
+        state.remote_qpn = request.qpn;
+        state.state = LinkState::up;
+      } else if (state.remote_qpn != request.qpn) {
+        return reject(ConnectionReject::conflict);
+      }
+    }
+    reply.qpn = qps_[static_cast<std::size_t>(index)].qp->qpn();
+    reply.psn = qps_[static_cast<std::size_t>(index)].qp->psn();
+    if (verbose()) {
+      std::fprintf(stderr, "xmsg: verbs: rank %d created %s QP %u for %s (its QP %u)\n", rank_,
+                   std::string(to_string(qps_[static_cast<std::size_t>(index)].qp->kind())).c_str(), reply.qpn,
+                   who.c_str(), request.qpn);
+    }
+    return reply;
+  } catch (const VerbsError& e) {
+    std::fprintf(stderr, "xmsg: verbs: rank %d cannot answer the connection request of %s: %s\n", rank_, who.c_str(),
+                 e.what());
+    return reject(ConnectionReject::qp_failed);
+  }
+}
+
+void VerbsTransport::on_reply(int qp_index, const ConnectionMessage& reply) {
+  QpState& state = qps_[static_cast<std::size_t>(qp_index)];
+  const std::string who = "rank " + std::to_string(state.responder);
+  if (reply.kind == ConnectionMessageKind::reject) {
+    fail_link(qp_index, who + " rejected the connection: " +
+                            describe(static_cast<ConnectionReject>(reply.reject_reason)));
+    return;
+  }
+  if (static_cast<int>(reply.from_rank) != state.responder) {
+    fail_link(qp_index, "the connection manager of " + who + " answered as rank " + std::to_string(reply.from_rank));
+    return;
+  }
+  if (state.state == LinkState::up) {
+    // RC: the responder's own request reached us first and connected this QP already.
+    if (state.remote_qpn != reply.qpn) fail_link(qp_index, who + " answered with another QP than it asked with");
+    return;
+  }
+  if (state.state == LinkState::failed) return;
+  try {
+    state.qp->connect(endpoint(reply));
+  } catch (const VerbsError& e) {
+    fail_link(qp_index, e.what());
+    return;
+  }
+  state.remote_qpn = reply.qpn;
+  state.state = LinkState::up;
+  if (verbose()) {
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - state.requested).count();
+    std::fprintf(stderr, "xmsg: verbs: rank %d connected %s QP %u to %s QP %u of rank %d (node %u) in %.2f ms\n", rank_,
+                 std::string(to_string(state.qp->kind())).c_str(), state.qp->qpn(),
+                 mode_ == PlanMode::xrc ? "TGT" : "RC", reply.qpn, state.responder, reply.from_node, ms);
+  }
+}
+
+void VerbsTransport::on_failure(int qp_index, const std::string& reason) {
+  const QpState& state = qps_[static_cast<std::size_t>(qp_index)];
+  fail_link(qp_index, reason + " (asking rank " + std::to_string(state.responder) + " for a QP)");
+}
+
+void VerbsTransport::connect_eager(std::span<const int> peers, bool own_nodes) {
+  const int size = boot_.size();
+  const int my_node = my_node_;
+  // The QPs this rank creates depend only on which ranks share its node, so a provisional
+  // layout (this node exact, the other ranks spread over the other nodes) plans them before any
+  // exchange; the true layout, needed to find entries in peers' records, follows the fence.
+  const ConnectionPlan provisional = own_nodes ? identity_plan(size) : provisional_plan();
+  records_.assign(static_cast<std::size_t>(size), std::nullopt);
+  try {
     for (const PlannedQp& planned : provisional.qps_of(rank_)) {
-      QpState state;
       switch (planned.kind) {
         case QpKind::xrc_ini:
-          state.qp = QueuePair::create_xrc_ini(*pd_, *cq_, limits_.send_depth, "node " + std::to_string(planned.peer));
+          add_qp(QueuePair::create_xrc_ini(*pd_, *cq_, limits_.send_depth, "node " + std::to_string(planned.peer)));
           break;
         case QpKind::xrc_tgt:
-          state.qp = QueuePair::create_xrc_tgt(*xrcd_, peer_label(planned.peer));
+          add_qp(QueuePair::create_xrc_tgt(*xrcd_, peer_label(planned.peer)));
           break;
         case QpKind::rc:
-          state.qp = QueuePair::create_rc(*pd_, *cq_, *srq_, limits_.send_depth, peer_label(planned.peer));
+          add_qp(QueuePair::create_rc(*pd_, *cq_, *srq_, limits_.send_depth, peer_label(planned.peer)));
           break;
       }
-      qp_index_by_qpn_[state.qp->qpn()] = static_cast<int>(qps_.size());
-      qps_.push_back(std::move(state));
     }
   } catch (const VerbsError& e) {
     throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + ": " + e.what());
@@ -302,6 +669,7 @@ void VerbsTransport::connect(std::span<const int> peers) {
                              "; set XMSG_TRANSPORTS=verbs,... to carry same-node pairs over verbs");
       }
       Route route;
+      route.node = path->via_node;
       if (mode_ == PlanMode::xrc) {
         route.qp_index = plan_->ini_index(rank_, path->via_node);
         route.remote_srqn = record_of(peer).header.srq_num;
@@ -321,19 +689,11 @@ void VerbsTransport::connect(std::span<const int> peers) {
     throw TransportError("verbs: cannot make the async event fd of " + device_.label() + " non-blocking");
   }
   boot_.fence(false);
-  if (verbose()) {
-    const double wire_up_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wire_up_start).count();
-    const std::string domain = xrcd_ ? ", XRC domain " + xrcd_->path() : std::string();
-    std::fprintf(stderr, "xmsg: verbs: rank %d on %s, %s mode, %zu QPs, SRQ %d x %zu bytes%s, wired up in %.1f ms\n",
-                 rank_, device_.label().c_str(), std::string(to_string(mode_)).c_str(), qps_.size(), limits_.srq_depth,
-                 limits_.eager_buffer_bytes, domain.c_str(), wire_up_ms);
-  }
 }
 
 bool VerbsTransport::try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) {
-  auto it = routes_.find(peer);
-  if (it == routes_.end()) {
+  Route* found = route_to(peer);
+  if (found == nullptr) {
     throw TransportError("verbs: try_send to rank " + std::to_string(peer) + ", which is not a verbs peer of rank " +
                          std::to_string(rank_));
   }
@@ -341,9 +701,11 @@ bool VerbsTransport::try_send(int peer, const WireHeader& header, std::span<cons
     throw TransportError("verbs: try_send of " + std::to_string(payload.size()) + " bytes exceeds max_eager_payload " +
                          std::to_string(capabilities().max_eager_payload));
   }
-  Route& route = it->second;
+  Route& route = *found;
   // A dead peer's messages go nowhere; the runtime hears of it through on_peer_failure.
   if (route.failed) return true;
+  // Lazy: the link is still being asked for; progress() moves the handshake on.
+  if (!route_ready(route)) return false;
   QpState& qp = qps_[static_cast<std::size_t>(route.qp_index)];
   if (free_send_slots_.empty() || qp.outstanding >= limits_.send_depth) return false;
   const int slot = free_send_slots_.back();
@@ -395,7 +757,15 @@ int VerbsTransport::progress(MessageSink& sink) {
   failures_to_report_.clear();
 
   // A read() or a clock read per call would cost more than the CQ poll; both are rare needs.
-  if ((++progress_calls_ & 1023) == 0) {
+  // Connection requests are looked for every 64 calls (one accept4), every call while this rank
+  // waits for a reply of its own.
+  ++progress_calls_;
+  if (cm_ && (cm_->in_flight() > 0 || (progress_calls_ & 63) == 0)) {
+    handled += cm_->poll(*this);
+    for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
+    failures_to_report_.clear();
+  }
+  if ((progress_calls_ & 1023) == 0) {
     drain_async_events(sink);
     probe_quiet_peers();
   }
@@ -472,7 +842,7 @@ void VerbsTransport::probe_quiet_peers() {
       continue;
     }
     QpState& qp = qps_[static_cast<std::size_t>(route.qp_index)];
-    if (route.failed || route.probe_posted || qp.outstanding >= limits_.send_depth) continue;
+    if (route.failed || route.probe_posted || !route_ready(route) || qp.outstanding >= limits_.send_depth) continue;
     if (probes_posted_ >= probe_budget_) break;
     ibv_send_wr wr{};
     wr.wr_id = make_wr_id(kProbe, static_cast<std::uint64_t>(peer));
@@ -552,12 +922,12 @@ void VerbsTransport::release(const MemoryHandle& handle) {
 
 void VerbsTransport::read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                                  ReadCompletion& done) {
-  auto route = routes_.find(peer);
-  if (route == routes_.end()) {
+  Route* route = route_to(peer);
+  if (route == nullptr) {
     done.on_read_done(false, "verbs: rank " + std::to_string(peer) + " is not a verbs peer of rank " + std::to_string(rank_));
     return;
   }
-  if (route->second.failed) {
+  if (route->failed) {
     done.on_read_done(false, "verbs: " + peer_label(peer) + " already failed");
     return;
   }
@@ -600,6 +970,7 @@ bool VerbsTransport::post_read(const PendingRead& read) {
     finish_read_chunk(read.op_id, false, "verbs: " + peer_label(read.peer) + " failed");
     return true;
   }
+  if (!route_ready(route->second)) return false;
   if (qp.outstanding >= limits_.send_depth || reads_posted_ >= kMaxReadsPosted) return false;
   ibv_sge sge{};
   sge.addr = read.local_address;
@@ -662,6 +1033,19 @@ void VerbsTransport::disconnect() {
       }
     }
   }
+  if (verbose() && scheme_ == WireUpScheme::lazy) {
+    std::size_t ini = 0, tgt = 0, rc = 0;
+    for (const auto& state : qps_) {
+      if (!state.qp) continue;
+      switch (state.qp->kind()) {
+        case QpKind::xrc_ini: ++ini; break;
+        case QpKind::xrc_tgt: ++tgt; break;
+        case QpKind::rc: ++rc; break;
+      }
+    }
+    std::fprintf(stderr, "xmsg: verbs: rank %d created %zu QPs on demand (%zu INI, %zu TGT, %zu RC) for %zu peers\n", rank_,
+                 ini + tgt + rc, ini, tgt, rc, routes_.size());
+  }
   // The node-local barrier the XRC notes ask for before TGT QPs go (a job-wide fence is one).
   boot_.fence(false);
   teardown();
@@ -674,6 +1058,7 @@ void VerbsTransport::teardown() {
   }
   reads_.clear();
   pending_reads_.clear();
+  cm_.reset();
   qps_.clear();
   srq_.reset();
   xrcd_.reset();
@@ -698,7 +1083,8 @@ std::unique_ptr<Transport> make_verbs_transport(bootstrap::Bootstrap& bootstrap)
     Device device = Device::open_default();
     const PlanMode mode = choose_mode(device, std::getenv("XMSG_VERBS_MODE"));
     const VerbsLimits limits = VerbsLimits::from_environment();
-    return std::make_unique<VerbsTransport>(bootstrap, std::move(device), mode, limits);
+    const WireUpScheme scheme = choose_wireup_scheme(std::getenv("XMSG_VERBS_CONNECT"));
+    return std::make_unique<VerbsTransport>(bootstrap, std::move(device), mode, limits, scheme);
   } catch (const VerbsError& e) {
     throw TransportError(std::string("verbs: rank ") + std::to_string(bootstrap.rank()) + ": " + e.what());
   } catch (const std::invalid_argument& e) {

@@ -1,8 +1,13 @@
 // VerbsTransport: the Transport interface over the verbs resources (docs/verbs.md).
 //
-// connect():  plan (ConnectionPlan) -> create PD, CQ, SRQ (+ XRC domain), every planned QP ->
-//             put one WireUpRecord -> fence -> move each QP to RTR/RTS from its counterpart's
-//             record -> fence. XRC-only steps are marked; the rest is shared with RC.
+// connect():  create PD, CQ, SRQ (+ XRC domain), then one of two wire-ups (XMSG_VERBS_CONNECT):
+//   lazy   (default) put one WireUpCard -> fence without data. No QP exists yet. The first send
+//          (or READ) to a peer reads its card, creates the INI QP towards its node (RC: an RC
+//          QP towards it) and asks the peer over the ConnectionManager for the TGT (RC) QP; the
+//          peer creates and connects it while progressing. XRC: one such handshake per remote
+//          node, later ranks of that node need only their card (SRQ number).
+//   eager  plan (ConnectionPlan) -> every planned QP -> put one WireUpRecord -> fence with data
+//          -> move each QP to RTR/RTS from its counterpart's record -> fence.
 // try_send(): copies header + payload into a registered send slot and posts a SEND (XRC: naming
 //             the destination rank's SRQ number). False when no slot or send-queue room is free.
 // progress(): one CQ poll: receives go to the sink and their buffer straight back to the SRQ,
@@ -20,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "ConnectionManager.hpp"
 #include "ConnectionPlan.hpp"
 #include "Device.hpp"
 #include "QueuePair.hpp"
@@ -27,6 +33,7 @@
 #include "SharedReceiveQueue.hpp"
 #include "VerbsLimits.hpp"
 #include "VerbsObjects.hpp"
+#include "WireUpCard.hpp"
 #include "WireUpRecord.hpp"
 #include "XrcDomain.hpp"
 
@@ -40,14 +47,22 @@ namespace xmsg::verbs {
 // "no XRC-capable device".
 PlanMode choose_mode(const Device& device, const char* env_value);
 
+// How the transport connects its QPs (XMSG_VERBS_CONNECT; class comment above).
+enum class WireUpScheme : std::uint8_t { lazy, eager };
+std::string_view to_string(WireUpScheme scheme);
+// XMSG_VERBS_CONNECT=lazy|eager (unset or empty: lazy); throws std::invalid_argument naming the
+// variable.
+WireUpScheme choose_wireup_scheme(const char* env_value);
+
 // True when XMSG_TRANSPORTS makes verbs carry pairs of one node too (its first entry is
 // "verbs"): then every rank is planned as its own node. Every rank sees the same variable, so
 // every rank plans the same layout.
 bool verbs_carries_same_node_pairs(const char* xmsg_transports);
 
-class VerbsTransport final : public xmsg::transport::Transport {
+class VerbsTransport final : public xmsg::transport::Transport, private ConnectionManager::Handler {
  public:
-  VerbsTransport(xmsg::bootstrap::Bootstrap& bootstrap, Device device, PlanMode mode, VerbsLimits limits);
+  VerbsTransport(xmsg::bootstrap::Bootstrap& bootstrap, Device device, PlanMode mode, VerbsLimits limits,
+                 WireUpScheme scheme = WireUpScheme::lazy);
   ~VerbsTransport() override;
 
   std::string_view name() const override { return "verbs"; }
@@ -62,17 +77,32 @@ class VerbsTransport final : public xmsg::transport::Transport {
   void disconnect() override;
 
   PlanMode mode() const { return mode_; }
+  WireUpScheme scheme() const { return scheme_; }
+  // QPs this rank has created so far (lazy: grows with the peers it talks to).
+  std::size_t qps_created() const {
+    std::size_t n = 0;
+    for (const auto& state : qps_) n += state.qp ? 1 : 0;
+    return n;
+  }
   // How often the SRQ fell to its low watermark (the rank progressed too rarely for its senders).
   std::uint64_t srq_limit_events() const { return srq_limit_events_; }
   const Device& device() const { return device_; }
 
  private:
+  // Lazy wire-up: where a QP's own connection stands. Eager QPs are `up` from connect() on.
+  enum class LinkState : std::uint8_t { requesting, up, failed };
   struct QpState {
     std::unique_ptr<QueuePair> qp;
     int outstanding = 0;  // send-queue entries posted and not completed
+    LinkState state = LinkState::up;
+    std::uint32_t remote_qpn = 0;  // lazy: the QP this one is connected to
+    int responder = -1;            // lazy INI/RC: the rank asked for the counterpart
+    std::string failure;           // lazy: why the link failed
+    std::chrono::steady_clock::time_point requested;
   };
   struct Route {
     int qp_index = -1;
+    int node = -1;
     std::uint32_t remote_srqn = 0;  // XRC only
     bool failed = false;
     bool probe_posted = false;
@@ -96,6 +126,25 @@ class VerbsTransport final : public xmsg::transport::Transport {
     std::uint32_t rkey;
   };
 
+  void create_local_resources(std::size_t peer_count);
+  void connect_eager(std::span<const int> peers, bool own_nodes);
+  void connect_lazy(std::span<const int> peers);
+  // Lazy: the route to `peer`, made on first use (reads its card, starts its link). Null when
+  // `peer` is not a verbs peer of this rank.
+  Route* route_to(int peer);
+  bool route_ready(const Route& route) const {
+    return qps_[static_cast<std::size_t>(route.qp_index)].state == LinkState::up;
+  }
+  const WireUpCard* card_of(int peer, std::string& error);
+  int open_link(int key, int responder, const WireUpCard& card);
+  void fail_link(int qp_index, const std::string& reason);
+  int add_qp(std::unique_ptr<QueuePair> qp);
+  RemoteEndpoint endpoint(const ConnectionMessage& message) const;
+  ConnectionMessage message_template(ConnectionMessageKind kind, int to_rank) const;
+  ConnectionMessage on_request(const ConnectionMessage& request) override;
+  void on_reply(int qp_index, const ConnectionMessage& reply) override;
+  void on_failure(int qp_index, const std::string& reason) override;
+
   ConnectionPlan identity_plan(int size) const;
   ConnectionPlan provisional_plan() const;
   std::vector<int> true_layout();
@@ -113,7 +162,9 @@ class VerbsTransport final : public xmsg::transport::Transport {
   Device device_;
   PlanMode mode_;
   VerbsLimits limits_;
+  WireUpScheme scheme_;
   int rank_;
+  int my_node_ = -1;
   bool connected_ = false;
 
   // Destroyed in reverse: QPs before SRQ before XRCD before CQ before MRs before PD.
@@ -124,7 +175,13 @@ class VerbsTransport final : public xmsg::transport::Transport {
   std::unique_ptr<CompletionQueue> cq_;
   std::unique_ptr<XrcDomain> xrcd_;  // XRC only
   std::unique_ptr<SharedReceiveQueue> srq_;
-  std::vector<QpState> qps_;  // in ConnectionPlan::qps_of(rank) order
+  std::vector<QpState> qps_;  // eager: in ConnectionPlan::qps_of(rank) order; lazy: as created
+  std::unique_ptr<ConnectionManager> cm_;  // lazy only
+  std::uint64_t cookie_ = 0;               // lazy: the cookie of this rank's card
+  std::vector<std::uint8_t> is_peer_;      // lazy: per world rank, carried by verbs
+  std::map<int, WireUpCard> cards_;        // lazy: cards of the peers talked to
+  std::map<int, int> links_;               // lazy: XRC remote node / RC peer -> its INI/RC QP
+  std::map<int, int> tgt_of_sender_;       // lazy XRC: remote sender rank -> TGT QP made for it
 
   std::optional<ConnectionPlan> plan_;
   std::vector<std::optional<WireUpRecord>> records_;

@@ -151,7 +151,9 @@ class ShmTransport final : public Transport {
                    cma_probe_word};
     boot_.put("xmsg.shm", std::as_bytes(std::span(&rec, 1)));
     boot_.commit();
-    boot_.fence(true);
+    // Only ranks of this node read the record, and their node's PMIx server holds it: nothing
+    // needs collecting to the other nodes.
+    boot_.fence(false);
 
     max_payload_ = ~uint64_t(0);
     cma_all_ = cma_wanted_;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -112,7 +113,9 @@ void TcpTransport::connect(std::span<const int> peers) {
   // Under mpirun or srun nobody published a secret: rank 0 makes one for the job.
   if (!have_secret && rank_ == 0) bootstrap_.put_string(kSecretKey, random_secret());
   bootstrap_.commit();
-  bootstrap_.fence(true);
+  // No data collection: at scale every node would receive every rank's address. A peer's
+  // address is read (PMIx direct modex) when this rank first connects to it.
+  bootstrap_.fence(false);
   secret_.emplace(have_secret ? *launcher_secret : bootstrap_.get_string(0, kSecretKey));
   trace("listening on %s, job secret from %s", listen_address_.c_str(), have_secret ? "the launcher" : "rank 0");
 
@@ -122,13 +125,6 @@ void TcpTransport::connect(std::span<const int> peers) {
       throw TransportError("tcp: connect: peer rank " + std::to_string(r) + " out of range [0, " + std::to_string(peers_.size()) + ")");
     auto p = std::make_unique<Peer>();
     p->rank = r;
-    p->address = bootstrap_.get_string(r, kAddressKey);
-    auto colon = p->address.rfind(':');
-    p->sockaddr.sin_family = AF_INET;
-    if (colon == std::string::npos ||
-        ::inet_pton(AF_INET, p->address.substr(0, colon).c_str(), &p->sockaddr.sin_addr) != 1)
-      throw TransportError("tcp: rank " + std::to_string(r) + " published an invalid address '" + p->address + "'");
-    p->sockaddr.sin_port = htons(static_cast<uint16_t>(std::stoi(p->address.substr(colon + 1))));
     peers_[static_cast<size_t>(r)] = std::move(p);
   }
   connected_ = true;
@@ -212,7 +208,35 @@ void TcpTransport::reject_unproven(Connection& c, const std::string& why) {
   close_connection(c);
 }
 
+bool TcpTransport::resolve_address(Peer& p) {
+  if (!p.address.empty()) return true;
+  std::string address;
+  try {
+    address = bootstrap_.get_string(p.rank, kAddressKey);
+  } catch (const std::exception& e) {
+    fail_peer(p, std::string("cannot read its address: ") + e.what());
+    return false;
+  }
+  const auto colon = address.rfind(':');
+  p.sockaddr.sin_family = AF_INET;
+  int port = 0;
+  if (colon != std::string::npos) {
+    const auto digits = std::string_view(address).substr(colon + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (ec != std::errc() || end != digits.data() + digits.size()) port = 0;
+  }
+  if (colon == std::string::npos || port <= 0 || port > 65535 ||
+      ::inet_pton(AF_INET, address.substr(0, colon).c_str(), &p.sockaddr.sin_addr) != 1) {
+    fail_peer(p, "it published an invalid address '" + address + "'");
+    return false;
+  }
+  p.sockaddr.sin_port = htons(static_cast<uint16_t>(port));
+  p.address = std::move(address);
+  return true;
+}
+
 void TcpTransport::start_connect(Peer& p) {
+  if (!resolve_address(p)) return;
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     fail_peer(p, "socket failed: " + errno_text(errno));

@@ -78,6 +78,8 @@ class TcpTransport final : public Transport {
   Peer* peer_or_null(int rank);
   void open_listener();
   void accept_all();
+  // Reads the peer's published address on first use; false (peer failed) when it is bad.
+  bool resolve_address(Peer& p);
   void start_connect(Peer& p);
   Connection& add_connection(int fd, ConnectionState state, std::string remote, uint32_t events);
   void watch(Connection& c, bool writes);
