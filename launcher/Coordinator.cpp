@@ -82,6 +82,23 @@ struct DmodexRoute {
   uint64_t id;
 };
 
+// What crossed one node server's channel (--stats). Counted here, on the coordinator's one
+// thread, as the frames pass: the node servers' own threads never touch it. Bytes are PMIx
+// payload (fence contributions, modex blobs), not the frame headers around them.
+struct NodeTraffic {
+  uint64_t fences = 0;                       // completed fence rounds this node took part in
+  uint64_t fences_with_data = 0;             // ... whose result carried any bytes
+  uint64_t fence_bytes_sent = 0;             // this node's contributions
+  uint64_t fence_bytes_received = 0;         // results handed back (every node's contribution)
+  uint64_t fence_bytes_received_remote = 0;  // of those, the other nodes' contributions
+  uint64_t dmodex_asked = 0;                 // requests for a rank on another node
+  uint64_t dmodex_answered = 0;              // requests of other nodes it answered
+  uint64_t dmodex_failed = 0;                // its requests that came back with an error
+  uint64_t dmodex_bytes_sent = 0;            // answers it sent
+  uint64_t dmodex_bytes_received = 0;        // answers it received
+  std::optional<Clock::time_point> first_fence_done;
+};
+
 class Coordinator {
  public:
   explicit Coordinator(JobPlan plan) : plan_(std::move(plan)) {}
@@ -110,6 +127,7 @@ class Coordinator {
   }
   std::set<int> nodes_of(const std::string& participants) const;
   std::optional<Clock::time_point> next_deadline() const;
+  void write_stats();
 
   JobPlan plan_;
   std::vector<NodeProcess> nodes_;
@@ -126,6 +144,13 @@ class Coordinator {
   std::map<std::string, std::deque<FenceRound>> fences_;
   std::map<uint64_t, DmodexRoute> routes_;
   uint64_t next_route_ = 1;
+  // --stats
+  Clock::time_point started_ = Clock::now();
+  std::vector<NodeTraffic> traffic_;  // per node
+  std::optional<Clock::time_point> first_job_fence_;  // first fence over every node completed
+  std::optional<Clock::time_point> last_fence_;
+  uint64_t fence_rounds_ = 0;
+  int stats_fd_ = -1;
 };
 
 int Coordinator::run() {
@@ -135,6 +160,7 @@ int Coordinator::run() {
   }
   loop();
   shutdown();
+  write_stats();
   return exit_code_;
 }
 
@@ -147,6 +173,16 @@ bool Coordinator::start() {
   ::signal(SIGPIPE, SIG_IGN);
 
   rank_done_.assign(static_cast<size_t>(plan_.nranks()), false);
+  traffic_.assign(static_cast<size_t>(plan_.nnodes()), NodeTraffic{});
+  if (!plan_.options.stats_path.empty()) {
+    // Opened before anything runs, so a bad path fails the job at once, not after it.
+    stats_fd_ = ::open(plan_.options.stats_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (stats_fd_ < 0) {
+      say("--stats: cannot open " + plan_.options.stats_path + ": " + std::strerror(errno));
+      exit_code_ = 1;
+      return false;
+    }
+  }
   if (::mkdir(plan_.base_dir.c_str(), 0700) != 0) {
     say("cannot create " + plan_.base_dir + ": " + std::strerror(errno));
     exit_code_ = 1;
@@ -212,6 +248,7 @@ bool Coordinator::start() {
           ::close(pipes[static_cast<size_t>(r)].err);
         }
       ::close(signal_fd_);
+      if (stats_fd_ >= 0) ::close(stats_fd_);
       run_node_server(plan_, k, node_side[static_cast<size_t>(k)], pipes);
     }
     if (pid < 0) {
@@ -390,15 +427,27 @@ void Coordinator::handle_fence(int node, uint64_t id, const std::string& partici
   if (!round) round = &rounds.emplace_back();
   round->arrived.insert(node);
   round->local_ids[node] = id;
+  traffic_[static_cast<size_t>(node)].fence_bytes_sent += blob.size();
   round->blobs[node] = std::move(blob);
   if (status != PMIX_SUCCESS && round->status == PMIX_SUCCESS) round->status = status;
 
   if (round->arrived != nodes_of(participants)) return;
   std::string all;
   for (auto& [k, b] : round->blobs) all += b;
-  for (auto& [k, local_id] : round->local_ids)
+  const auto now = Clock::now();
+  for (auto& [k, local_id] : round->local_ids) {
+    auto& t = traffic_[static_cast<size_t>(k)];
+    ++t.fences;
+    if (!all.empty()) ++t.fences_with_data;
+    t.fence_bytes_received += all.size();
+    t.fence_bytes_received_remote += all.size() - round->blobs[k].size();
+    if (!t.first_fence_done) t.first_fence_done = now;
     nodes_[static_cast<size_t>(k)].channel.send(
         MessageWriter(Msg::FenceDone).put_u64(local_id).put_i32(round->status).put_str(all).take());
+  }
+  ++fence_rounds_;
+  last_fence_ = now;
+  if (!first_job_fence_ && static_cast<int>(round->arrived.size()) == plan_.nnodes()) first_job_fence_ = now;
   for (auto it = rounds.begin(); it != rounds.end(); ++it)
     if (&*it == round) {
       rounds.erase(it);
@@ -440,8 +489,10 @@ void Coordinator::handle_node_message(int node, Msg type, const std::string& pay
       int rank = in.i32();
       int owner = plan_.node_of(rank);
       auto& asker = nodes_[static_cast<size_t>(node)].channel;
+      ++traffic_[static_cast<size_t>(node)].dmodex_asked;
       if (owner < 0 || !nodes_[static_cast<size_t>(owner)].channel.open() ||
           rank_done_[static_cast<size_t>(rank)]) {
+        ++traffic_[static_cast<size_t>(node)].dmodex_failed;
         asker.send(MessageWriter(Msg::DmodexAnswer).put_u64(id).put_i32(PMIX_ERR_NOT_FOUND).put_str("").take());
         break;
       }
@@ -459,6 +510,12 @@ void Coordinator::handle_node_message(int node, Msg type, const std::string& pay
       if (it == routes_.end()) break;
       DmodexRoute r = it->second;
       routes_.erase(it);
+      auto& owner = traffic_[static_cast<size_t>(node)];
+      ++owner.dmodex_answered;
+      owner.dmodex_bytes_sent += blob.size();
+      auto& asker = traffic_[static_cast<size_t>(r.node)];
+      asker.dmodex_bytes_received += blob.size();
+      if (status != PMIX_SUCCESS) ++asker.dmodex_failed;
       nodes_[static_cast<size_t>(r.node)].channel.send(
           MessageWriter(Msg::DmodexAnswer).put_u64(r.id).put_i32(status).put_str(blob).take());
       break;
@@ -594,6 +651,78 @@ void Coordinator::shutdown() {
   remove_job_shm(plan_.job_id);
   // Namespaces go last: a namespace lives on while processes are inside it.
   if (netns_) netns_->teardown();
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+void Coordinator::write_stats() {
+  if (stats_fd_ < 0) return;
+  const auto now = Clock::now();
+  auto seconds = [&](const std::optional<Clock::time_point>& t) -> std::string {
+    if (!t) return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6f", std::chrono::duration<double>(*t - started_).count());
+    return buf;
+  };
+  NodeTraffic total;
+  std::string per_node;
+  auto fields = [](const NodeTraffic& t) {
+    return "\"fences\": " + std::to_string(t.fences) +
+           ", \"fences_with_data\": " + std::to_string(t.fences_with_data) +
+           ", \"fence_bytes_sent\": " + std::to_string(t.fence_bytes_sent) +
+           ", \"fence_bytes_received\": " + std::to_string(t.fence_bytes_received) +
+           ", \"fence_bytes_received_remote\": " + std::to_string(t.fence_bytes_received_remote) +
+           ", \"dmodex_asked\": " + std::to_string(t.dmodex_asked) +
+           ", \"dmodex_answered\": " + std::to_string(t.dmodex_answered) +
+           ", \"dmodex_failed\": " + std::to_string(t.dmodex_failed) +
+           ", \"dmodex_bytes_sent\": " + std::to_string(t.dmodex_bytes_sent) +
+           ", \"dmodex_bytes_received\": " + std::to_string(t.dmodex_bytes_received);
+  };
+  for (int k = 0; k < plan_.nnodes(); ++k) {
+    const NodeTraffic& t = traffic_[static_cast<size_t>(k)];
+    total.fences += t.fences;
+    total.fences_with_data += t.fences_with_data;
+    total.fence_bytes_sent += t.fence_bytes_sent;
+    total.fence_bytes_received += t.fence_bytes_received;
+    total.fence_bytes_received_remote += t.fence_bytes_received_remote;
+    total.dmodex_asked += t.dmodex_asked;
+    total.dmodex_answered += t.dmodex_answered;
+    total.dmodex_failed += t.dmodex_failed;
+    total.dmodex_bytes_sent += t.dmodex_bytes_sent;
+    total.dmodex_bytes_received += t.dmodex_bytes_received;
+    per_node += std::string(k ? ",\n" : "") + "    {\"node\": " + std::to_string(k) +
+                ", \"hostname\": " + json_string(plan_.hostnames[k]) +
+                ", \"ranks\": " + std::to_string(plan_.first_rank[k + 1] - plan_.first_rank[k]) + ", " +
+                fields(t) + ", \"first_fence_done_s\": " + seconds(t.first_fence_done) + "}";
+  }
+  std::string out = "{\n  \"nspace\": " + json_string(plan_.nspace) +
+                    ",\n  \"ranks\": " + std::to_string(plan_.nranks()) +
+                    ",\n  \"nodes\": " + std::to_string(plan_.nnodes()) +
+                    ",\n  \"exit_status\": " + std::to_string(exit_code_) +
+                    ",\n  \"startup_s\": " + seconds(first_job_fence_) +
+                    ",\n  \"last_fence_s\": " + seconds(last_fence_) +
+                    ",\n  \"wall_s\": " + seconds(now) +
+                    ",\n  \"fence_rounds\": " + std::to_string(fence_rounds_) +
+                    ",\n  \"per_node\": [\n" + per_node + "\n  ],\n  \"totals\": {" + fields(total) +
+                    "}\n}\n";
+  write_all(stats_fd_, out);
+  if (::close(stats_fd_) != 0) say("--stats: cannot write " + plan_.options.stats_path + ": " + std::strerror(errno));
+  stats_fd_ = -1;
 }
 
 }  // namespace

@@ -118,6 +118,9 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const EnvLookup
   auto* timeout_opt = app.add_option("--timeout", o.timeout_seconds,
                                      "End the job (exit 124) after SECONDS; without it, MPIEXEC_TIMEOUT "
                                      "(whole seconds) from the environment");
+  auto* stats_opt = app.add_option("--stats", o.stats_path,
+                                   "At the end of the job write per-node statistics (fence and "
+                                   "direct-modex bytes, counts, start-up time) as JSON to FILE");
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -154,6 +157,8 @@ ParseOutcome parse_options(const std::vector<std::string>& args, const EnvLookup
     o.timeout_seconds = static_cast<double>(*seconds);
     o.timeout_from = "MPIEXEC_TIMEOUT";
   }
+  if (stats_opt->count() && o.stats_path.empty())
+    return error_outcome("--stats needs a file name");
   if (bind == "core") o.bind_to = BindTo::Core;
   if (bind == "numa") o.bind_to = BindTo::Numa;
   if (bind == "none") o.bind_to = BindTo::None;

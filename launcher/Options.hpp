@@ -24,6 +24,9 @@ struct Options {
   // Where the timeout came from, for the message when it strikes: "--timeout", or
   // "MPIEXEC_TIMEOUT" (the environment variable mpiexec honours, used when --timeout is absent).
   std::string timeout_from;
+  // --stats FILE: at the end of the job, write what crossed between the node servers (fence
+  // contributions, direct modex) and when the first fence completed, as JSON (docs/launcher.md).
+  std::string stats_path;  // empty = no statistics file
   std::string program_path;    // resolved, executable
   std::vector<std::string> argv;  // argv[0] as the user wrote it, then the program's arguments
 };
