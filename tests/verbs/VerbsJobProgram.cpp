@@ -125,8 +125,8 @@ struct Read final : transport::ReadCompletion {
 int main(int argc, char** argv) {
   const std::string mode_arg = argc > 1 ? argv[1] : "exchange";
   if (mode_arg != "exchange" && mode_arg != "peerloss" && mode_arg != "silentloss" && mode_arg != "incast" &&
-      mode_arg != "killed" && mode_arg != "pairs") {
-    std::fprintf(stderr, "usage: xmsg_verbs_job [exchange|peerloss|silentloss|incast|killed|pairs]\n");
+      mode_arg != "killed" && mode_arg != "pairs" && mode_arg != "firstmsg") {
+    std::fprintf(stderr, "usage: xmsg_verbs_job [exchange|peerloss|silentloss|incast|killed|pairs|firstmsg]\n");
     return 2;
   }
   auto boot = bootstrap::make_bootstrap();
@@ -249,6 +249,51 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
     }
+  }
+
+  if (mode_arg == "firstmsg") {
+    // Measurement, no assertion on time: the first round trip between rank 0 and the first rank
+    // of another node (with the lazy wire-up it includes reading both cards and both handshakes)
+    // against the median of the next 1000. Rank 0 names its partner through the bootstrap.
+    if (rank == 0) {
+      check(!peers.empty(), "firstmsg needs a rank on another node");
+      const std::int32_t partner = peers.front();
+      boot->put("firstmsg.partner", std::as_bytes(std::span(&partner, 1)));
+      boot->commit();
+    }
+    boot->fence(false);
+    std::int32_t partner = -1;
+    const auto bytes = boot->get(0, "firstmsg.partner");
+    check(bytes.size() == sizeof partner, "bad firstmsg.partner");
+    std::memcpy(&partner, bytes.data(), sizeof partner);
+    constexpr int kRounds = 1001;
+    if (rank == 0 || rank == partner) {
+      const int other = rank == 0 ? partner : 0;
+      std::vector<double> rtt_us;
+      for (int k = 0; k < kRounds; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        if (rank == 0) {
+          send(other, kExchangeContext, k, MessageKind::kEager, {});
+          while (sink.exchange_count[static_cast<uint32_t>(other)] != static_cast<size_t>(k + 1)) pump();
+        } else {
+          while (sink.exchange_count[static_cast<uint32_t>(other)] != static_cast<size_t>(k + 1)) pump();
+          send(other, kExchangeContext, k, MessageKind::kEager, {});
+        }
+        rtt_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      }
+      if (rank == 0) {
+        std::vector<double> rest(rtt_us.begin() + 1, rtt_us.end());
+        std::nth_element(rest.begin(), rest.begin() + static_cast<long>(rest.size() / 2), rest.end());
+        std::printf("xmsg_verbs_job: firstmsg (%s mode, %s wire-up): first round trip to rank %d %.1f us, median of the next %zu %.1f us\n",
+                    std::string(to_string(verbs_transport->mode())).c_str(),
+                    std::string(to_string(verbs_transport->scheme())).c_str(), partner, rtt_us.front(), rest.size(),
+                    rest[rest.size() / 2]);
+        std::fflush(stdout);
+      }
+    }
+    t->disconnect();
+    boot->finalize();
+    return 0;
   }
 
   if (mode_arg == "pairs") {

@@ -47,6 +47,8 @@ constexpr int kPollBatch = 32;
 // acknowledges it), and a peer whose QPs are gone lets it run into the transport retry limit,
 // reported like any failed send. Detection: one or two intervals + retries (~10 s).
 constexpr auto kProbeInterval = std::chrono::seconds(2);
+// How often a progressing rank looks for connection requests (lazy wire-up).
+constexpr auto kConnectionPollInterval = std::chrono::microseconds(100);
 
 std::uint64_t make_wr_id(std::uint64_t kind, std::uint64_t index) { return (kind << kKindShift) | index; }
 
@@ -757,13 +759,19 @@ int VerbsTransport::progress(MessageSink& sink) {
   failures_to_report_.clear();
 
   // A read() or a clock read per call would cost more than the CQ poll; both are rare needs.
-  // Connection requests are looked for every 64 calls (one accept4), every call while this rank
-  // waits for a reply of its own.
+  // Connection requests are looked for (one accept4) when kConnectionPollInterval has passed,
+  // the clock read every 16 calls: a call count alone would make a rank that yields between
+  // calls answer only every few tens of milliseconds. Every call while this rank waits for a
+  // reply of its own.
   ++progress_calls_;
-  if (cm_ && (cm_->in_flight() > 0 || (progress_calls_ & 63) == 0)) {
-    handled += cm_->poll(*this);
-    for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
-    failures_to_report_.clear();
+  if (cm_ && (cm_->in_flight() > 0 || (progress_calls_ & 15) == 0)) {
+    const auto now = std::chrono::steady_clock::now();
+    if (cm_->in_flight() > 0 || now - last_connection_poll_ >= kConnectionPollInterval) {
+      last_connection_poll_ = now;
+      handled += cm_->poll(*this);
+      for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
+      failures_to_report_.clear();
+    }
   }
   if ((progress_calls_ & 1023) == 0) {
     drain_async_events(sink);

@@ -198,6 +198,7 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   // Per world rank: a completion proved the peer alive since the last probe round.
   std::vector<std::uint8_t> heard_;
   std::chrono::steady_clock::time_point last_probe_round_;
+  std::chrono::steady_clock::time_point last_connection_poll_;
   int probes_posted_ = 0;
   int probe_budget_ = 0;  // CQ entries left for probes
   int reads_posted_ = 0;  // READs on the send queues (the CQ holds kMaxReadsPosted of them)
