@@ -221,10 +221,10 @@ std::string targets_text(const Wireup& w) {
 // The tcp transport's wire-up (TcpTransport::connect), in a job where tcp carries the ranks on
 // other nodes (the default selection without a verbs device: shm within a node, tcp between
 // nodes; XMSG_TRANSPORTS=tcp would make every other rank a peer). connect() opens the listener,
-// puts the address (and rank 0 the secret), commits and fences WITH data collection, so every
-// node receives every rank's address; then it gets the secret from rank 0 and the address of
-// every peer it was given. Connections are made on the first send to a peer (or accepted from
-// it): one socket per pair, one handshake (hello/welcome/proof) per pair.
+// puts the address (and rank 0 the secret), commits and fences WITHOUT data collection, then gets
+// the secret from rank 0 (one direct modex per node). A peer's address is read (direct modex)
+// when this rank first connects to it; connections are made on the first send to a peer (or
+// accepted from it): one socket per pair, one handshake (hello/welcome/proof) per pair.
 struct TcpWireup {
   double peers_per_rank = 0;
   double pmix_bytes_per_rank = 0;   // the address
@@ -242,15 +242,18 @@ TcpWireup tcp_wireup(const ConnectionPlan& plan, const Summary& s) {
   TcpWireup t;
   t.peers_per_rank = s.remote_ranks_per_rank;
   t.pmix_bytes_per_rank = kTcpAddressBytes;
-  t.pmix_bytes_per_node = kTcpAddressBytes * plan.num_ranks() + kTcpSecretBytes;
-  t.wireup_memory_per_rank = kTcpTableBytesPerJobRank * plan.num_ranks() + kTcpPeerWireupBytes * t.peers_per_rank;
-  t.gets_per_rank = t.peers_per_rank + 1;  // every peer's address + the secret from rank 0
+  t.pmix_bytes_per_node = kTcpSecretBytes;  // the secret, once per node; no address moves at start-up
+  // The peer table and each peer's sockaddr_in exist from connect(); the address string is read
+  // on the first connection to that peer.
+  t.wireup_memory_per_rank = kTcpTableBytesPerJobRank * plan.num_ranks() +
+                             static_cast<double>(sizeof(sockaddr_in)) * t.peers_per_rank;
+  t.gets_per_rank = 1;  // the secret from rank 0
   t.connections_at_start_per_rank = 0;
   // One connection per pair (when both call at once, the first proven one is kept), so each
   // rank ends with one per peer and took part in one handshake per peer.
   t.connections_after_alltoall_per_rank = t.peers_per_rank;
-  t.wireup_memory_after_alltoall_per_rank = t.wireup_memory_per_rank;  // connecting reads nothing more
-  t.gets_after_alltoall_per_rank = t.gets_per_rank;
+  t.wireup_memory_after_alltoall_per_rank = t.wireup_memory_per_rank + kTcpAddressBytes * t.peers_per_rank;
+  t.gets_after_alltoall_per_rank = t.peers_per_rank + 1;  // every peer's address + the secret
   t.handshakes_after_alltoall_per_rank = t.peers_per_rank;
   return t;
 }
@@ -331,15 +334,15 @@ void print_scheme(const Wireup& w, PlanMode mode) {
 }
 
 void print_tcp(const TcpWireup& t) {
-  fmt::print("  tcp (if tcp carried the ranks on other nodes: address put, fence with data, connections on the first send):\n");
+  fmt::print("  tcp (if tcp carried the ranks on other nodes: address put, fence without data, address read and connection made on the first send):\n");
   fmt::print("    PMIx bytes/rank   : {} (key \"xmsg.tcp.addr\": \"a.b.c.d:port\", at most {} bytes)\n",
              count_text(t.pmix_bytes_per_rank), kTcpLongestAddress.size());
-  fmt::print("    PMIx bytes/node   : {} received at start-up (every rank's address + rank 0's {}-byte secret)\n",
+  fmt::print("    PMIx bytes/node   : {} received at start-up (rank 0's {}-byte secret; addresses travel on first connect)\n",
              human_bytes(t.pmix_bytes_per_node), count_text(kTcpSecretBytes));
-  fmt::print("    wire-up memory    : {} per rank (peers' addresses and sockaddrs + peer table)\n",
+  fmt::print("    wire-up memory    : {} per rank at start-up (peer table + sockaddrs)\n",
              human_bytes(t.wireup_memory_per_rank));
-  fmt::print("    bootstrap gets    : {} per rank at start-up ({} peers + the secret)\n", count_text(t.gets_per_rank),
-             count_text(t.peers_per_rank));
+  fmt::print("    bootstrap gets    : {} per rank at start-up (the secret), {} after all-to-all ({} peers' addresses)\n",
+             count_text(t.gets_per_rank), count_text(t.gets_after_alltoall_per_rank), count_text(t.peers_per_rank));
   fmt::print("    connections       : {} at start-up, {} per rank after all-to-all ({} handshakes)\n",
              count_text(t.connections_at_start_per_rank), count_text(t.connections_after_alltoall_per_rank),
              count_text(t.handshakes_after_alltoall_per_rank));

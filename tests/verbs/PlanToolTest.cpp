@@ -170,9 +170,10 @@ TEST(PlanTool, LazyMeetsIssue18TargetsAt1000x64Xrc) {
   EXPECT_EQ(e.at("qps_at_start_per_rank").get<double>(), 2 * 999);
 }
 
-TEST(PlanTool, TcpWireUpIsAddressesToEveryNodeAndLazyConnections) {
+TEST(PlanTool, TcpWireUpReadsAddressesOnFirstConnect) {
   // 4 x 3: 12 ranks, 9 peers (ranks on other nodes). Address at most 21 bytes; rank 0's secret
-  // 64 bytes (no launcher secret); per peer address + sockaddr_in (16), per job rank a pointer.
+  // 64 bytes (no launcher secret), the only data at start-up; per peer a sockaddr_in (16), per
+  // job rank a pointer; the address of each peer read (and kept) on first connect.
   for (const char* mode : {"xrc", "rc"}) {
     const auto j = plan_json(std::string("--nodes 4 --ppn 3 --mode ") + mode);
     const auto& t = j.at("tcp");
@@ -180,19 +181,21 @@ TEST(PlanTool, TcpWireUpIsAddressesToEveryNodeAndLazyConnections) {
     EXPECT_EQ(t.at("address_bytes").get<double>(), 21.0);
     EXPECT_EQ(t.at("secret_bytes").get<double>(), 64.0);
     EXPECT_EQ(t.at("pmix_bytes_per_rank").get<double>(), 21.0);
-    EXPECT_EQ(t.at("pmix_bytes_per_node").get<double>(), 12.0 * 21 + 64);
-    EXPECT_EQ(t.at("wireup_memory_per_rank_bytes").get<double>(), 12.0 * sizeof(void*) + 9.0 * (21 + 16));
-    EXPECT_EQ(t.at("gets_per_rank").get<double>(), 9.0 + 1);
+    EXPECT_EQ(t.at("pmix_bytes_per_node").get<double>(), 64.0);
+    EXPECT_EQ(t.at("wireup_memory_per_rank_bytes").get<double>(), 12.0 * sizeof(void*) + 9.0 * 16);
+    EXPECT_EQ(t.at("gets_per_rank").get<double>(), 1.0);
     EXPECT_EQ(t.at("connections_at_start_per_rank").get<double>(), 0.0);
     EXPECT_EQ(t.at("connections_after_alltoall_per_rank").get<double>(), 9.0);
-    EXPECT_EQ(t.at("wireup_memory_after_alltoall_per_rank_bytes"), t.at("wireup_memory_per_rank_bytes"));
+    EXPECT_EQ(t.at("wireup_memory_after_alltoall_per_rank_bytes").get<double>(),
+              12.0 * sizeof(void*) + 9.0 * (21 + 16));
     EXPECT_EQ(t.at("gets_after_alltoall_per_rank").get<double>(), 10.0);
     EXPECT_EQ(t.at("handshakes_after_alltoall_per_rank").get<double>(), 9.0);
     EXPECT_EQ(t.size(), 12u);
   }
   const auto big = plan_json("--nodes 1000 --ppn 64");
-  EXPECT_EQ(big.at("tcp").at("pmix_bytes_per_node").get<double>(), 64000.0 * 21 + 64);
-  EXPECT_EQ(big.at("tcp").at("gets_per_rank").get<double>(), 999.0 * 64 + 1);
+  EXPECT_EQ(big.at("tcp").at("pmix_bytes_per_node").get<double>(), 64.0);
+  EXPECT_EQ(big.at("tcp").at("gets_per_rank").get<double>(), 1.0);
+  EXPECT_EQ(big.at("tcp").at("gets_after_alltoall_per_rank").get<double>(), 999.0 * 64 + 1);
 }
 
 TEST(PlanTool, TableCoversTheGridQuickly) {
@@ -210,7 +213,7 @@ TEST(PlanTool, TableCoversTheGridQuickly) {
   EXPECT_NE(r.out.find("| 1000 | 64 | verbs rc | lazy | " + std::to_string(static_cast<int>(kCard)) + " B | 0 B |"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("| 1000 | 64 | tcp | - | 21 B | 1.28 MiB |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| 1000 | 64 | tcp | - | 21 B | 64 B |"), std::string::npos) << r.out;
   // 12 jobs x (eager, lazy) x (xrc, rc) + 12 tcp rows.
   std::size_t rows = 0;
   for (std::size_t at = r.out.find("\n| "); at != std::string::npos; at = r.out.find("\n| ", at + 1)) ++rows;
