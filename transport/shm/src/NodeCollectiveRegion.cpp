@@ -55,7 +55,7 @@ NodeCollectiveRegion NodeCollectiveRegion::create(const std::string& name, int r
   pipe_chunk_bytes = round_up(pipe_chunk_bytes, kPage);
   auto segment = std::make_unique<Segment>(
       Segment::create(name, bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks)));
-  // The object is fresh (ftruncate zero-fills it), so the counters start at 0.
+  // The object is fresh (posix_fallocate zero-fills it), so the counters start at 0.
   auto* header = static_cast<Header*>(segment->data());
   for (int r = 0; r < ranks; ++r)
     new (static_cast<std::byte*>(segment->data()) + kStride * (1 + static_cast<size_t>(r))) RankControl();

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,23 @@ namespace {
 std::string errno_text(const char* what, const std::string& name) {
   return std::string(what) + "(/dev/shm" + name + ") failed: " + std::strerror(errno);
 }
+// What a failed reservation says: which segment, how much it needs, how much /dev/shm has left,
+// and what to change.
+std::string shortage_text(const std::string& name, size_t bytes, int err) {
+  std::string text = "cannot reserve " + std::to_string(bytes) + " bytes for /dev/shm" + name + ": " + std::strerror(err);
+  struct statvfs fs{};
+  if (::statvfs("/dev/shm", &fs) == 0) {
+    const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
+    const unsigned long long total = static_cast<unsigned long long>(fs.f_blocks) * fs.f_frsize;
+    text += " (/dev/shm has " + std::to_string(free_bytes) + " of " + std::to_string(total) + " bytes free)";
+  }
+  if (err == ENOSPC) {
+    text += "; give /dev/shm more room (containers: docker run --shm-size=1g, or a larger tmpfs) or use smaller "
+            "rings (XMSG_SHM_QUEUE_BYTES, docs/shm.md), or run fewer ranks per node";
+  }
+  return text;
+}
+
 }  // namespace
 
 Segment Segment::create(const std::string& name, size_t bytes) {
@@ -25,11 +43,12 @@ Segment Segment::create(const std::string& name, size_t bytes) {
     fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   }
   if (fd < 0) throw TransportError("shm: " + errno_text("shm_open", name));
-  if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-    std::string msg = errno_text("ftruncate", name);
+  // Reserve every page now: ftruncate alone leaves a sparse file, and the first touch past what
+  // tmpfs can hold (Docker's 64 MiB /dev/shm) kills the rank with SIGBUS instead of an error.
+  if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
     ::close(fd);
     ::shm_unlink(name.c_str());
-    throw TransportError("shm: " + msg + " (is /dev/shm large enough? see XMSG_SHM_QUEUE_BYTES)");
+    throw TransportError("shm: " + shortage_text(name, bytes, err));
   }
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   int saved = errno;
