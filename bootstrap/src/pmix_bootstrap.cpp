@@ -10,7 +10,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <atomic>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
@@ -138,6 +140,38 @@ class PmixBootstrap final : public Bootstrap {
     if (rc != PMIX_SUCCESS)
       throw BootstrapError("PMIx_Fence failed: " + status_text(rc) +
                            (rc == PMIX_ERR_PARTIAL_SUCCESS ? " (a peer aborted or died)" : ""));
+  }
+
+  void fence_while(bool collect_data, const std::function<void()>& progress) override {
+    struct Pending {
+      std::atomic<bool> done{false};
+      pmix_status_t status = PMIX_SUCCESS;  // written before done is released
+    };
+    auto pending = std::make_shared<Pending>();
+    // The callback may run after a failed wait below returns: it owns a reference.
+    auto* ref = new std::shared_ptr<Pending>(pending);
+    pmix_info_t info;
+    bool flag = collect_data;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Fence_nb(
+        &job_, 1, &info, 1,
+        [](pmix_status_t status, void* cbdata) {
+          auto* p = static_cast<std::shared_ptr<Pending>*>(cbdata);
+          (*p)->status = status;
+          (*p)->done.store(true, std::memory_order_release);
+          delete p;
+        },
+        ref);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+      delete ref;
+      if (rc == PMIX_OPERATION_SUCCEEDED) return;  // completed at once, callback not called
+      throw BootstrapError("PMIx_Fence_nb failed: " + status_text(rc));
+    }
+    while (!pending->done.load(std::memory_order_acquire)) progress();
+    if (pending->status != PMIX_SUCCESS)
+      throw BootstrapError("PMIx_Fence failed: " + status_text(pending->status) +
+                           (pending->status == PMIX_ERR_PARTIAL_SUCCESS ? " (a peer aborted or died)" : ""));
   }
 
   std::vector<std::byte> get(int rank, std::string_view key) override {

@@ -1062,20 +1062,28 @@ int World::free_comm(int handle) {
 void World::finalize() {
   if (finalized_) return;
   finalized_ = true;
-  // Everything we queued (here or inside a transport) must reach its peer, and peers may still
-  // be reading our rendezvous buffers: finish all of it (a dead peer fails it) before the fence.
+  // Everything we queued (here or inside a transport) must reach its peer's transport before we
+  // arrive at the fence. Peers that already arrived keep progressing inside it (fence_while), so
+  // they still accept our connection or drain our ring. Rendezvous sends are not waited for: a
+  // receiver that matched one finishes reading before it finalizes, and one nobody matches (a
+  // freed Isend) must not hold the job; the fence's progress keeps serving reads and FINs until
+  // every rank is here.
   Idle idle;
   for (;;) {
     bool busy = !pending_peers_.empty();
-    for (Request* r = inflight_.front(); r && !busy; r = InflightList::next(r))
-      if (r->type == ReqType::kSend) busy = true;
     for (auto& t : transports_) busy = busy || t->output_pending();
     if (!busy) break;
     if (progress() > 0) idle.reset();
     else idle.pause(*this);
   }
   // After this fence no rank sends again, so tearing down shared memory is safe.
-  if (size_ > 1) boot_->fence(false);
+  if (size_ > 1) {
+    Idle in_fence;
+    boot_->fence_while(false, [&] {
+      if (progress() > 0) in_fence.reset();
+      else in_fence.pause(*this);
+    });
+  }
   for (auto& t : transports_) t->disconnect();
   active_.clear();
   transports_.clear();

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -53,6 +54,13 @@ class Bootstrap {
   virtual void put(std::string_view key, std::span<const std::byte> value) = 0;
   virtual void commit() = 0;
   virtual void fence(bool collect_data) = 0;
+  // The same fence, but `progress` keeps running until every rank has arrived: a rank waiting
+  // here still serves peers that need it to finish (accept their connection, let them read its
+  // buffers). The default (no launcher to wait for) calls fence() alone.
+  virtual void fence_while(bool collect_data, const std::function<void()>& progress) {
+    (void)progress;
+    fence(collect_data);
+  }
   // Value that `rank` put under `key`; throws BootstrapError when it does not exist.
   virtual std::vector<std::byte> get(int rank, std::string_view key) = 0;
   // Job-level value published by the launcher (e.g. "xmsg.job_secret"); nullopt when absent.
