@@ -45,10 +45,12 @@ check_qps() {
   ranks=$1 nodes=$2
   lines=$(grep -c "xmsg: verbs: rank [0-9]* on .*, xrc mode, lazy wire-up, 0 QPs" "$out")
   [ "$lines" -eq "$ranks" ] || fail "$lines of $ranks ranks report xrc mode, lazy wire-up with 0 QPs at start"
-  inis=$(grep -c "xmsg: verbs: rank [0-9]* created [0-9]* QPs on demand ($(( nodes - 1 )) INI," "$out")
-  [ "$inis" -eq "$ranks" ] || fail "$inis of $ranks ranks created $(( nodes - 1 )) INI QPs"
+  want_ini=$((nodes - 1))
+  want_tgt=$((ranks * want_ini))
+  inis=$(grep -c "xmsg: verbs: rank [0-9]* created [0-9]* QPs on demand .$want_ini INI," "$out")
+  [ "$inis" -eq "$ranks" ] || fail "$inis of $ranks ranks created $want_ini INI QPs"
   tgts=$(sed -n 's/.*QPs on demand ([0-9]* INI, \([0-9]*\) TGT.*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
-  [ "$tgts" -eq $(( ranks * (nodes - 1) )) ] || fail "$tgts TGT QPs in the job, expected $(( ranks * (nodes - 1) ))"
+  [ "$tgts" -eq "$want_tgt" ] || fail "$tgts TGT QPs in the job, expected $want_tgt"
   domains=$(sed -n 's/.*XRC domain \([^,]*\),.*/\1/p' "$out" | sort -u | wc -l)
   [ "$domains" -eq "$nodes" ] || fail "$domains distinct XRC domain files for $nodes nodes"
   times=$(sed -n 's/.*rank \([0-9]*\) on .*wired up in \([0-9.]*\) ms/\2/p' "$out" | sort -n | tr '\n' ' ')
