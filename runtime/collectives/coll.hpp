@@ -48,17 +48,21 @@ class Step {
   ~Step();
 
   void send(const void* buf, int64_t bytes, int peer, int tag);
+  // A receive of exactly `bytes`: a message of another length (ranks disagreeing on counts or
+  // datatypes) makes wait() return XMSG_ERR_TRUNCATE naming the sender, never wrong data.
   void recv(void* buf, int64_t bytes, int peer, int tag);
   int wait();
 
  private:
-  void add(xmsg_request_t request);
+  void add(xmsg_request_t request, int64_t expected_bytes);
 
   const Comm& comm_;
   int error_ = XMSG_SUCCESS;
   int count_ = 0;
   xmsg_request_t inline_[8];
+  int64_t inline_expected_[8];  // receives: bytes expected; sends: -1
   std::vector<xmsg_request_t> more_;
+  std::vector<int64_t> more_expected_;
 };
 
 // ---- the few things the collectives need from the point-to-point runtime (coll_p2p.cpp) ----

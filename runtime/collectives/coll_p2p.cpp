@@ -57,12 +57,18 @@ Step::~Step() {
   if (count_ > 0) wait();
 }
 
-void Step::add(xmsg_request_t request) {
-  if (count_ < static_cast<int>(sizeof inline_ / sizeof inline_[0])) {
+void Step::add(xmsg_request_t request, int64_t expected_bytes) {
+  constexpr int kInline = static_cast<int>(sizeof inline_ / sizeof inline_[0]);
+  if (count_ < kInline) {
     inline_[count_] = request;
+    inline_expected_[count_] = expected_bytes;
   } else {
-    if (more_.empty()) more_.assign(inline_, inline_ + count_);
+    if (more_.empty()) {
+      more_.assign(inline_, inline_ + count_);
+      more_expected_.assign(inline_expected_, inline_expected_ + count_);
+    }
     more_.push_back(request);
+    more_expected_.push_back(expected_bytes);
   }
   ++count_;
 }
@@ -75,7 +81,7 @@ void Step::send(const void* buf, int64_t bytes, int peer, int tag) {
     if (error_ == XMSG_SUCCESS) error_ = e;
     return;
   }
-  add(request);
+  add(request, -1);
 }
 
 void Step::recv(void* buf, int64_t bytes, int peer, int tag) {
@@ -86,16 +92,33 @@ void Step::recv(void* buf, int64_t bytes, int peer, int tag) {
     if (error_ == XMSG_SUCCESS) error_ = e;
     return;
   }
-  add(request);
+  add(request, bytes);
 }
 
 int Step::wait() {
   if (count_ > 0) {
-    xmsg_request_t* requests = more_.empty() ? inline_ : more_.data();
-    int e = xmsg_waitall(count_, requests, XMSG_STATUSES_IGNORE);
+    const bool inline_only = more_.empty();
+    xmsg_request_t* requests = inline_only ? inline_ : more_.data();
+    const int64_t* expected = inline_only ? inline_expected_ : more_expected_.data();
+    xmsg_status_t inline_statuses[8];
+    std::vector<xmsg_status_t> more_statuses;
+    if (!inline_only) more_statuses.resize(static_cast<size_t>(count_));
+    xmsg_status_t* statuses = inline_only ? inline_statuses : more_statuses.data();
+    int e = xmsg_waitall(count_, requests, statuses);
     if (e != XMSG_SUCCESS && error_ == XMSG_SUCCESS) error_ = e;
+    // A shorter message than expected is no p2p error, but in a collective it means the ranks
+    // disagree on the count or the datatype: the rest of the buffer would hold stale bytes.
+    for (int i = 0; i < count_ && error_ == XMSG_SUCCESS; ++i) {
+      if (expected[i] < 0 || statuses[i].error != XMSG_SUCCESS || statuses[i].bytes == expected[i]) continue;
+      error_ = fail(XMSG_ERR_TRUNCATE,
+                    "collective: rank %d sent %lld bytes where rank %d expected %lld: the ranks passed different "
+                    "counts or datatypes",
+                    statuses[i].source, static_cast<long long>(statuses[i].bytes), comm_.rank,
+                    static_cast<long long>(expected[i]));
+    }
     count_ = 0;
     more_.clear();
+    more_expected_.clear();
   }
   return error_;
 }

@@ -208,10 +208,38 @@ int wait_for(const Comm& c, const char* func, Ready&& ready) {
   return XMSG_SUCCESS;
 }
 
+// A rank's posted word is (seq << kSizeBits) | a fingerprint of the byte count it passed, so a
+// reader that sees the collective posted also sees, in the same cache line, whether the ranks
+// agree on the size: a mismatch (erroneous per MPI, but a user's easy mistake) becomes
+// XMSG_ERR_TRUNCATE instead of wrong data or a read past a peer's buffer.
+constexpr unsigned kSizeBits = 20;
+constexpr uint64_t kSizeMask = (uint64_t{1} << kSizeBits) - 1;
+uint64_t size_fingerprint(int64_t bytes) {
+  return ((static_cast<uint64_t>(bytes) + 1) * 0x9E3779B97F4A7C15ull) >> (64 - kSizeBits);
+}
+
 bool has_posted(NodeShm& s, int rank, uint64_t seq) {
-  if (s.region.posted(rank, seq).load(std::memory_order_acquire) < seq) return false;
+  if ((s.region.posted(rank, seq).load(std::memory_order_acquire) >> kSizeBits) < seq) return false;
   s.seen_posted[static_cast<size_t>(rank)] = std::max(s.seen_posted[static_cast<size_t>(rank)], seq);
   return true;
+}
+
+// After has_posted(rank, seq): did `rank` pass the same byte count as `bytes`?
+bool same_size(const NodeShm& s, int rank, uint64_t seq, int64_t bytes) {
+  return (s.region.posted(rank, seq).load(std::memory_order_relaxed) & kSizeMask) == size_fingerprint(bytes);
+}
+
+int size_mismatch(const Comm& c, int rank, const char* func) {
+  return fail(XMSG_ERR_TRUNCATE,
+              "%s: rank %d and rank %d passed different counts or datatypes (the byte counts differ)", func, rank,
+              c.rank);
+}
+
+// After wait_all_posted: the first rank whose byte count differs from ours, or -1.
+int first_other_size(const NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes) {
+  for (int r = 0; r < c.size; ++r)
+    if (r != c.rank && !same_size(s, r, seq, bytes)) return r;
+  return -1;
 }
 
 // Waits until every other rank has posted collective `seq` (ours is the caller's business:
@@ -242,8 +270,10 @@ int claim_slot(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, const cha
   });
 }
 
-void publish(NodeShm& s, const Comm& c, uint64_t seq) {
-  s.region.posted(c.rank, seq).store(seq, std::memory_order_release);
+// `bytes`: what this rank passed, for the readers' size check (same_size); collectives whose
+// ranks legitimately pass different sizes publish 0 and never check.
+void publish(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes = 0) {
+  s.region.posted(c.rank, seq).store((seq << kSizeBits) | size_fingerprint(bytes), std::memory_order_release);
 }
 
 // Numbers the next collective through the region and remembers what it is.
@@ -279,10 +309,10 @@ struct Buffers {
 };
 static_assert(sizeof(Buffers) <= NodeCollectiveRegion::kInlineBytes);
 
-void publish_buffers(NodeShm& s, const Comm& c, uint64_t seq, const void* send, const void* recv) {
+void publish_buffers(NodeShm& s, const Comm& c, uint64_t seq, const void* send, const void* recv, int64_t bytes) {
   const Buffers b{reinterpret_cast<uint64_t>(send), reinterpret_cast<uint64_t>(recv)};
   std::memcpy(s.region.data(c.rank, seq, sizeof b), &b, sizeof b);
-  publish(s, c, seq);
+  publish(s, c, seq, bytes);
 }
 
 Buffers buffers_of(const NodeShm& s, int rank, uint64_t seq) {
@@ -479,10 +509,11 @@ int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
     std::byte* slot = nullptr;
     if (int e = claim_slot(s, c, seq, bytes, func, &slot)) return finish(s, c, seq, e);
     copy_bytes(slot, buf, bytes);
-    publish(s, c, seq);
+    publish(s, c, seq, bytes);
     return finish(s, c, seq, XMSG_SUCCESS);
   }
   int e = wait_for(c, func, [&] { return has_posted(s, root, seq); });
+  if (e == XMSG_SUCCESS && !same_size(s, root, seq, bytes)) e = size_mismatch(c, root, func);
   if (e == XMSG_SUCCESS) copy_bytes(buf, s.region.data(root, seq, static_cast<size_t>(bytes)), bytes);
   return finish(s, c, seq, e);
 }
@@ -495,9 +526,11 @@ int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, in
   const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
   if (int e = claim_slot(s, c, seq, bytes, func, &slot)) return finish(s, c, seq, e);
   copy_bytes(slot, sendbuf, bytes);
-  publish(s, c, seq);
+  publish(s, c, seq, bytes);
   if (!everyone && c.rank != root) return finish(s, c, seq, XMSG_SUCCESS);
   int e = wait_all_posted(s, c, seq, func);
+  if (const int other = e == XMSG_SUCCESS ? first_other_size(s, c, seq, bytes) : -1; other >= 0)
+    e = size_mismatch(c, other, func);
   if (e == XMSG_SUCCESS) fold_slots(s, c, seq, recvbuf, count, op);
   return finish(s, c, seq, e);
 }
@@ -509,7 +542,7 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
   std::byte* slot = nullptr;
   if (int e = claim_slot(s, c, seq, n * block, func, &slot)) return finish(s, c, seq, e);
   copy_bytes(slot, sendbuf, n * block);
-  publish(s, c, seq);
+  publish(s, c, seq, block);
   copy_bytes(at(recvbuf, me * block), slot + me * block, block);
   // Take each peer's block as soon as that peer has posted, starting with the next rank up
   // (the order the pairwise algorithms use, so ranks do not all read one slot at once).
@@ -518,17 +551,20 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
   std::vector<char> have_more(n > 64 ? static_cast<size_t>(n) : 0, 0);
   char* have = n > 64 ? have_more.data() : have_inline;
   have[me] = 1;
+  int mismatch = -1;
   int e = wait_for(c, func, [&] {
     for (int step = 1; step < n; ++step) {
       const int from = (me + step) % n;
       if (have[from] || !has_posted(s, from, seq)) continue;
-      copy_bytes(at(recvbuf, from * block), s.region.data(from, seq, static_cast<size_t>(n * block)) + me * block, block);
+      if (!same_size(s, from, seq, block)) mismatch = from;
+      else copy_bytes(at(recvbuf, from * block), s.region.data(from, seq, static_cast<size_t>(n * block)) + me * block, block);
       have[from] = 1;
       ++copied;
     }
     return copied == n;
   });
   if (e == XMSG_SUCCESS) s.all_posted = seq;
+  if (e == XMSG_SUCCESS && mismatch >= 0) e = size_mismatch(c, mismatch, func);
   return finish(s, c, seq, e);
 }
 
@@ -629,10 +665,11 @@ int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root)
   if (c.rank == root) {
     std::byte* line = nullptr;
     if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
-    publish_buffers(s, c, seq, buf, buf);
+    publish_buffers(s, c, seq, buf, buf, bytes);
     return finish_and_wait_all_done(s, c, seq, XMSG_SUCCESS, func);
   }
   int e = wait_for(c, func, [&] { return has_posted(s, root, seq); });
+  if (e == XMSG_SUCCESS && !same_size(s, root, seq, bytes)) e = size_mismatch(c, root, func);
   if (e == XMSG_SUCCESS) e = read_peer(s, c, root, buffers_of(s, root, seq).send, buf, bytes, func);
   return finish(s, c, seq, e);
 }
@@ -643,11 +680,12 @@ int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvb
   const int me = c.rank;
   std::byte* line = nullptr;
   if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
-  publish_buffers(s, c, seq, sendbuf, recvbuf);
+  publish_buffers(s, c, seq, sendbuf, recvbuf, block);
   copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
   int e = visit_peers_when_ready(
       c, func, [&](int peer) { return has_posted(s, peer, seq); },
       [&](int peer) -> int {
+        if (!same_size(s, peer, seq, block)) return size_mismatch(c, peer, func);
         return read_peer(s, c, peer, buffers_of(s, peer, seq).send + static_cast<uint64_t>(me * block),
                          at(recvbuf, peer * block), block, func);
       });
@@ -668,13 +706,15 @@ int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
   auto first = [&](int chunk) { return count * chunk / n; };  // element index where a chunk starts
   std::byte* line = nullptr;
   if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
-  publish_buffers(s, c, seq, sendbuf, recvbuf);
+  publish_buffers(s, c, seq, sendbuf, recvbuf, count * es);
 
   const bool in_place = sendbuf == recvbuf;
   const int64_t piece = std::max<int64_t>(1, kCmaPieceBytes / es);
   const int64_t mine_lo = first(me), mine_count = first(me + 1) - mine_lo;
   Scratch operand(std::min(piece, mine_count) * es), acc_store(in_place ? std::min(piece, mine_count) * es : 0);
   int e = wait_all_posted(s, c, seq, func);
+  if (const int other = e == XMSG_SUCCESS ? first_other_size(s, c, seq, count * es) : -1; other >= 0)
+    e = size_mismatch(c, other, func);
   for (int64_t done = 0; e == XMSG_SUCCESS && done < mine_count; done += piece) {
     const int64_t len = std::min(piece, mine_count - done), offset = (mine_lo + done) * es;
     std::byte* acc = in_place ? acc_store.get() : at(recvbuf, offset);
