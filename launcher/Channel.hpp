@@ -16,7 +16,7 @@ namespace xmsg::launcher {
 
 enum class Msg : uint32_t {
   // node server -> coordinator
-  RankExit = 1,      // i32 rank, i32 pid, i32 wait status
+  RankExit = 1,      // i32 rank, i32 pid, i32 wait status, i32 1: left without PMIx_Finalize
   RankAbort,         // i32 rank, i32 pid, i32 status, str message
   FenceEnter,        // u64 local id, str participants ("*" or "0,3,5"), i32 local status, str blob
   DmodexAsk,         // u64 request id, i32 rank; both directions (asker -> coordinator -> owner)

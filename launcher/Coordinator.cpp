@@ -115,7 +115,7 @@ class Coordinator {
                     std::string blob);
   void handle_signals();
   void node_gone(int node, int wait_status);
-  void rank_exited(int rank, pid_t pid, int status);
+  void rank_exited(int rank, pid_t pid, int status, bool unfinalized);
   void fail(int code, const std::string& message, int grace_ms);
   void send_all(const std::string& frame);
   void close_write_ends() {
@@ -462,7 +462,8 @@ void Coordinator::handle_node_message(int node, Msg type, const std::string& pay
       int rank = in.i32();
       pid_t pid = in.i32();
       int status = in.i32();
-      rank_exited(rank, pid, status);
+      bool unfinalized = in.i32() != 0;
+      rank_exited(rank, pid, status, unfinalized);
       break;
     }
     case Msg::RankAbort: {
@@ -525,7 +526,7 @@ void Coordinator::handle_node_message(int node, Msg type, const std::string& pay
   }
 }
 
-void Coordinator::rank_exited(int rank, pid_t pid, int status) {
+void Coordinator::rank_exited(int rank, pid_t pid, int status, bool unfinalized) {
   if (rank < 0 || rank >= plan_.nranks() || rank_done_[static_cast<size_t>(rank)]) return;
   rank_done_[static_cast<size_t>(rank)] = true;
   ++ranks_done_;
@@ -536,7 +537,17 @@ void Coordinator::rank_exited(int rank, pid_t pid, int status) {
          who + " killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")",
          kFailureGraceMs);
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    fail(WEXITSTATUS(status), who + " exited with status " + std::to_string(WEXITSTATUS(status)),
+    fail(WEXITSTATUS(status),
+         who + " exited with status " + std::to_string(WEXITSTATUS(status)) +
+             (unfinalized ? " without finalizing" : ""),
+         kFailureGraceMs);
+  } else if (unfinalized) {
+    // As mpirun's "exited without calling MPI_Finalize": the job ends at once. Its peers may be
+    // waiting for it where nothing else would ever tell them (a fence, a peer on another node
+    // they have no connection to yet).
+    fail(1,
+         who + " exited with status 0 without finalizing (it called PMIx_Init but not "
+               "PMIx_Finalize / MPI_Finalize); ending the job",
          kFailureGraceMs);
   }
 }

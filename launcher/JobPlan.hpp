@@ -25,7 +25,7 @@ struct JobPlan {
   Options options;
   std::string nspace;     // PMIx namespace, file-name safe: xmsg.<pid>.<8 hex>
   std::string job_id;     // what Bootstrap::job_id() returns for this job
-  std::string secret;     // 128-bit random, 32 hex chars, published as "xmsg.job_secret"
+  std::string secret;     // 128-bit random, 32 hex chars: each node's secret_file()
   std::string base_dir;   // private 0700 directory holding every node's files
   std::vector<std::string> hostnames;  // per node
   std::vector<int> first_rank;         // per node, plus one past the end
@@ -39,6 +39,8 @@ struct JobPlan {
   std::string node_dir(int node) const { return base_dir + "/n" + std::to_string(node); }
   std::string job_tmpdir(int node) const { return node_dir(node) + "/job"; }
   std::string pmix_tmpdir(int node) const { return node_dir(node) + "/pmix"; }
+  // The tcp job secret, 0600 in the node's private job directory (XMSG_JOB_SECRET_FILE).
+  std::string secret_file(int node) const { return job_tmpdir(node) + "/secret"; }
 };
 
 // Builds the plan (random identity, block-wise rank split, hostnames). Bindings are filled
@@ -47,5 +49,14 @@ JobPlan make_plan(const Options& options);
 
 // Replaces characters outside [A-Za-z0-9_.-] by '_', as the bootstrap does for job_id().
 std::string file_name_safe(const std::string& s);
+
+// Throws std::runtime_error naming `dir` unless it is a directory (not a symlink) owned by this
+// user with no group or other permissions: what keeps the secret file below it private.
+void check_private_dir(const std::string& dir);
+
+// Writes plan.secret (32 hex chars, no newline) to plan.secret_file(node), created mode 0600
+// (O_EXCL, not following symlinks) after checking that the job directory is private. Throws
+// std::runtime_error naming the path.
+void write_secret_file(const JobPlan& plan, int node);
 
 }  // namespace xmsg::launcher

@@ -123,6 +123,10 @@ void NodeServer::run() {
         ::mkdir(plan_.pmix_tmpdir(node_).c_str(), 0700) != 0)
       throw std::runtime_error("cannot create " + plan_.node_dir(node_) + ": " +
                                std::strerror(errno));
+    // Before any rank exists: the secret the tcp transport authenticates ranks with, readable
+    // by this user only (never published through PMIx, whose store any local user can read).
+    write_secret_file(plan_, node_);
+    check_private_dir(plan_.pmix_tmpdir(node_));
     auto t0 = Clock::now();
     server_ = std::make_unique<PmixServer>(plan_.hostnames[node_], plan_.pmix_tmpdir(node_),
                                            plan_.topology);
@@ -184,6 +188,8 @@ void NodeServer::spawn_ranks() {
     };
     set("XMSG_JOB_TMPDIR", plan_.job_tmpdir(node_));
     for (const auto& [k, v] : plan_.options.exports) set(k, v);
+    // After the -x variables: an inherited or exported value must not point ranks elsewhere.
+    set("XMSG_JOB_SECRET_FILE", plan_.secret_file(node_));
     std::vector<char*> envp;
     for (auto& s : env) envp.push_back(s.data());
     envp.push_back(nullptr);
@@ -341,7 +347,15 @@ void NodeServer::reap() {
         ++a;
       }
     }
-    channel_.send(MessageWriter(Msg::RankExit).put_i32(rank).put_i32(pid).put_i32(status).take());
+    // A rank that called PMIx_Init and leaves without PMIx_Finalize is a failure whatever its
+    // status (as under mpirun): its peers may wait for it forever.
+    const bool unfinalized = server_ && server_->client_state(rank) == ClientState::kConnected;
+    channel_.send(MessageWriter(Msg::RankExit)
+                      .put_i32(rank)
+                      .put_i32(pid)
+                      .put_i32(status)
+                      .put_i32(unfinalized ? 1 : 0)
+                      .take());
   }
 }
 

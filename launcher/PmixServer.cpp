@@ -53,6 +53,24 @@ pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char ms
   return PMIX_SUCCESS;
 }
 
+// A client finished PMIx_Init's handshake. OpenPMIx 4.2 calls this without a callback
+// (client_connected2 would be preferred when set; the plain one is enough).
+pmix_status_t on_client_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
+  g_server->set_client_state(static_cast<int>(proc->rank), ClientState::kConnected);
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
+// A client called PMIx_Finalize. It is blocked until the library answers, which it does as
+// soon as we return PMIX_OPERATION_SUCCEEDED: recording the state here, not through an event,
+// means the node server's reaper can never see the rank's exit before its finalize (the
+// client gives up waiting after a timeout, so a queued event could lose that race). In
+// OpenPMIx 4.2 this upcall comes only from a client's finalize request, never for a lost
+// connection (ptl_base_sendrecv.c: lost_connection does not call it).
+pmix_status_t on_client_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
+  g_server->set_client_state(static_cast<int>(proc->rank), ClientState::kFinalized);
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
 pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                        size_t ninfo, char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                        void* cbdata) {
@@ -116,6 +134,8 @@ PmixServer::PmixServer(const std::string& hostname, const std::string& tmpdir,
 
   static pmix_server_module_t module;
   std::memset(&module, 0, sizeof module);
+  module.client_connected = on_client_connected;
+  module.client_finalized = on_client_finalized;
   module.abort = on_abort;
   module.fence_nb = on_fence;
   module.direct_modex = on_direct_modex;
@@ -156,6 +176,17 @@ void PmixServer::push(ServerEvent ev) {
   [[maybe_unused]] ssize_t n = ::write(event_fd_, &one, sizeof one);
 }
 
+ClientState PmixServer::client_state(int rank) const {
+  std::lock_guard lk(clients_mutex_);
+  auto it = clients_.find(rank);
+  return it == clients_.end() ? ClientState::kNever : it->second;
+}
+
+void PmixServer::set_client_state(int rank, ClientState state) {
+  std::lock_guard lk(clients_mutex_);
+  clients_[rank] = state;
+}
+
 std::vector<ServerEvent> PmixServer::take_events() {
   uint64_t v;
   [[maybe_unused]] ssize_t n = ::read(event_fd_, &v, sizeof v);
@@ -185,14 +216,14 @@ void PmixServer::register_job(const JobPlan& plan, int node) {
 
   uint32_t size = static_cast<uint32_t>(plan.nranks());
   uint32_t nnodes = static_cast<uint32_t>(plan.nnodes());
-  const size_t njob = 6;
+  // No job secret here: any local user can read this store (write_secret_file, JobPlan.hpp).
+  const size_t njob = 5;
   std::vector<pmix_info_t> info(njob + static_cast<size_t>(plan.nnodes()));
   PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
   PMIX_INFO_LOAD(&info[1], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
   PMIX_INFO_LOAD(&info[2], PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
   PMIX_INFO_LOAD(&info[3], PMIX_NODE_MAP, node_regex, PMIX_REGEX);
   PMIX_INFO_LOAD(&info[4], PMIX_PROC_MAP, proc_regex, PMIX_REGEX);
-  load_string(&info[5], "xmsg.job_secret", plan.secret);
   std::free(node_regex);
   std::free(proc_regex);
   // The maps alone let the library derive everything about local ranks, but a remote rank's

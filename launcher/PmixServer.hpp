@@ -4,6 +4,8 @@
 // call back into PMIx: each one copies what it was given into an Event, queues it and wakes the
 // node server's poll loop through an eventfd. The node server answers later, from its main
 // thread, through the callbacks stored in the events (OpenPMIx thread-shifts those itself).
+// The one exception: which ranks connected (PMIx_Init) and finalized (PMIx_Finalize) is
+// recorded by the upcalls themselves, under a mutex, before they return (see client_state()).
 #pragma once
 
 #include "JobPlan.hpp"
@@ -11,6 +13,7 @@
 #include <pmix_server.h>
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <variant>
@@ -50,6 +53,13 @@ struct LocalModexReady {  // answer to ask_local_modex()
 
 using ServerEvent = std::variant<FenceUpcall, DirectModexUpcall, AbortUpcall, LocalModexReady>;
 
+// What a local rank did with PMIx so far.
+enum class ClientState {
+  kNever,      // never connected: not a PMIx client (hostname, a shell), or not yet
+  kConnected,  // called PMIx_Init and has not finalized
+  kFinalized,  // called PMIx_Finalize (and was answered)
+};
+
 class PmixServer {
  public:
   // PMIx_server_init with every file under `tmpdir`. Throws std::runtime_error.
@@ -62,7 +72,7 @@ class PmixServer {
   int event_fd() const { return event_fd_; }
   std::vector<ServerEvent> take_events();
 
-  // Registers the namespace (whole job map, job secret) and this node's clients; blocks until
+  // Registers the namespace (whole job map; never the job secret) and this node's clients; blocks until
   // the library has processed them.
   void register_job(const JobPlan& plan, int node);
   // The PMIx variables a client needs, merged into `env`.
@@ -76,10 +86,18 @@ class PmixServer {
 
   void push(ServerEvent ev);  // used by the upcalls
 
+  // Called from the node server's main thread when it reaps a rank. The upcalls record a
+  // finalize before the library answers the client, and the client exits only after that
+  // answer, so a rank reaped after a clean PMIx_Finalize always reads kFinalized here.
+  ClientState client_state(int rank) const;
+  void set_client_state(int rank, ClientState state);  // used by the upcalls
+
  private:
   int event_fd_ = -1;
   std::mutex mutex_;
   std::vector<ServerEvent> events_;
+  mutable std::mutex clients_mutex_;
+  std::map<int, ClientState> clients_;  // rank -> state; absent: kNever
 };
 
 }  // namespace xmsg::launcher

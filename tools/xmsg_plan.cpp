@@ -58,9 +58,9 @@ constexpr double kCardBytes = static_cast<double>(sizeof(xmsg::verbs::WireUpCard
 constexpr std::string_view kTcpLongestAddress = "255.255.255.255:65535";
 constexpr double kTcpAddressBytes = static_cast<double>(kTcpLongestAddress.size());
 // The job secret: 32 random bytes as hex (random_secret()), which rank 0 publishes under
-// "xmsg.tcp.secret" when the launcher gave none ("xmsg.job_secret"). Modelled as under mpirun or
-// srun (no launcher secret), the launchers of multi-node jobs: every rank then reads it from
-// rank 0, one more get. Under xmsgrun there is neither the 64 bytes nor that get.
+// "xmsg.tcp.secret" when the launcher gave none (xmsgrun hands its ranks a 0600 file named by
+// XMSG_JOB_SECRET_FILE). Modelled as under mpirun or srun (no launcher secret), the launchers
+// of multi-node jobs: every rank then reads it from rank 0, one more get. Under xmsgrun there is neither the 64 bytes nor that get.
 constexpr double kTcpSecretBytes = 64;
 // What connect() keeps per peer for the wire-up: the address string and the sockaddr_in parsed
 // from it, plus the per-job-rank table of peers (one pointer per rank). The rest of a Peer

@@ -3,7 +3,8 @@
 //   bootstrap_check [--no-collect] [--nodes K] [--xmsgrun]
 //     --no-collect  fence(false) before the gets, so every get is a direct modex
 //     --nodes K     also check that there are K nodes with the block-wise split and host names
-//     --xmsgrun     also check what only xmsgrun provides (job secret, XMSG_JOB_TMPDIR)
+//     --xmsgrun     also check what only xmsgrun provides (XMSG_JOB_TMPDIR, the job secret in a
+//                   0600 file XMSG_JOB_SECRET_FILE there, and no job secret in the PMIx store)
 // Prints one "bootstrap_check: rank R of N ... ok" line per rank; exits 1 on the first mismatch.
 #include <xmsg/bootstrap/bootstrap.hpp>
 
@@ -96,16 +97,34 @@ int main(int argc, char** argv) {
                "hostname '" + h + "' does not end in " + suffix);
       }
     }
+    std::string secret;
     if (xmsgrun) {
-      auto secret = b->job_value("xmsg.job_secret");
-      expect(secret.has_value(), "job value xmsg.job_secret missing");
-      expect(secret->size() == 32 && secret->find_first_not_of("0123456789abcdef") == std::string::npos,
-             "job secret '" + *secret + "' is not 128-bit hex");
+      // Any local user can read the PMIx store (PMIx_Get on the job): the secret is not there.
+      auto published = b->job_value("xmsg.job_secret");
+      expect(!published.has_value(), "the job secret is published in PMIx as xmsg.job_secret");
       const char* dir = std::getenv("XMSG_JOB_TMPDIR");
       expect(dir != nullptr, "XMSG_JOB_TMPDIR not set");
       struct stat st {};
-      expect(::stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
-             std::string("XMSG_JOB_TMPDIR ") + dir + " is not a 0700 directory");
+      expect(::lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700 &&
+                 st.st_uid == ::geteuid(),
+             std::string("XMSG_JOB_TMPDIR ") + dir + " is not a 0700 directory of this user");
+      const char* file = std::getenv("XMSG_JOB_SECRET_FILE");
+      expect(file != nullptr, "XMSG_JOB_SECRET_FILE not set");
+      expect(std::string(file) == std::string(dir) + "/secret",
+             std::string("XMSG_JOB_SECRET_FILE ") + file + " is not in XMSG_JOB_TMPDIR");
+      expect(::lstat(file, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600 &&
+                 st.st_uid == ::geteuid(),
+             std::string("XMSG_JOB_SECRET_FILE ") + file + " is not a 0600 file of this user");
+      if (FILE* f = std::fopen(file, "r")) {
+        char buf[64];
+        size_t got = std::fread(buf, 1, sizeof buf, f);
+        secret.assign(buf, got);
+        std::fclose(f);
+      }
+      expect(secret.size() == 32 && secret.find_first_not_of("0123456789abcdef") == std::string::npos,
+             "the secret file holds '" + secret + "', not 32 hex characters");
+      // Every node's file holds the same secret.
+      b->put_string("check.secret", secret);
     }
 
     for (int k = 0; k < 3; ++k) b->put(kBlobs[k].key, blob_for(g_rank, k, kBlobs[k].size));
@@ -118,6 +137,10 @@ int main(int argc, char** argv) {
                std::string("wrong value of ") + kBlobs[k].key + " from rank " + std::to_string(peer) +
                    " (" + std::to_string(got.size()) + " bytes)");
       }
+    if (xmsgrun)
+      for (int peer = 0; peer < n; ++peer)
+        expect(b->get_string(peer, "check.secret") == secret,
+               "rank " + std::to_string(peer) + " read another job secret");
     // Nobody finalizes while a peer may still fetch from it (direct modex of a finalized
     // rank can hang in OpenPMIx 4.2.2).
     b->fence(false);

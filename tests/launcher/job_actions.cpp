@@ -11,6 +11,10 @@
 //                   their stdin is at end-of-file immediately
 //   lines COUNT     every rank prints COUNT long lines quickly (interleaving check)
 //   affinity        every rank prints "rank R cpus C": how many CPUs it may run on
+//   secret          every rank prints "rank R secret file PATH pmix KEY": XMSG_JOB_SECRET_FILE
+//                   and whether xmsg.job_secret is in the PMIx store ("absent" or "present");
+//                   then rank 0 reads stdin to its end (the test looks at the file meanwhile)
+// Every rank that does not misbehave on purpose finalizes before it exits.
 #include <xmsg/bootstrap/bootstrap.hpp>
 
 #include <fcntl.h>
@@ -88,6 +92,16 @@ int main(int argc, char** argv) {
     CPU_ZERO(&set);
     ::sched_getaffinity(0, sizeof set, &set);
     std::printf("rank %d cpus %d\n", rank, CPU_COUNT(&set));
+  } else if (action == "secret") {
+    const char* file = std::getenv("XMSG_JOB_SECRET_FILE");
+    std::printf("job_actions: rank %d secret file %s pmix %s\n", rank, file ? file : "unset",
+                b->job_value("xmsg.job_secret") ? "present" : "absent");
+    std::fflush(stdout);
+    if (rank == 0) {
+      std::string line;
+      while (std::getline(std::cin, line)) {
+      }
+    }
   } else {
     std::fprintf(stderr, "job_actions: unknown action '%s'\n", action.c_str());
     return 2;

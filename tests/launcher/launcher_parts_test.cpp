@@ -1,5 +1,5 @@
-// Unit tests of the launcher's building blocks: the job plan (rank split, identity, paths), the
-// framed channel between coordinator and node servers, and cleanup of job files.
+// Unit tests of the launcher's building blocks: the job plan (rank split, identity, paths, the
+// secret file), the framed channel between coordinator and node servers, and cleanup of job files.
 #include "Channel.hpp"
 #include "Cleanup.hpp"
 #include "JobPlan.hpp"
@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -59,6 +61,74 @@ TEST(JobPlan, IdentityIsUniqueSafeAndSecret) {
   EXPECT_TRUE(a.base_dir.ends_with("/" + a.job_id));
   EXPECT_EQ(a.job_tmpdir(1), a.base_dir + "/n1/job");
   EXPECT_EQ(a.pmix_tmpdir(0), a.base_dir + "/n0/pmix");
+}
+
+// The secret file: 0600, exactly the 32 hex characters, only in a private job directory.
+TEST(JobPlan, SecretFileIsPrivateAndOnlyInAPrivateDirectory) {
+  char tmpl[] = "/tmp/xmsg-launcher-secret-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string root = tmpl;
+  JobPlan plan = make_plan(options(2, 2));
+  plan.base_dir = root + "/" + plan.job_id;
+  ASSERT_EQ(::mkdir(plan.base_dir.c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(plan.node_dir(1).c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(plan.job_tmpdir(1).c_str(), 0700), 0);
+  const mode_t old_umask = ::umask(0277);  // takes owner bits: the file must still be 0600
+  write_secret_file(plan, 1);
+  ::umask(old_umask);
+  const std::string path = plan.secret_file(1);
+  EXPECT_EQ(path, plan.job_tmpdir(1) + "/secret");
+  struct stat st {};
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(st.st_uid, ::geteuid());
+  char buf[64];
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  EXPECT_EQ(std::string(buf, static_cast<size_t>(std::max<ssize_t>(n, 0))), plan.secret);
+  // Never over an existing file (nor through a symlink planted in its place).
+  EXPECT_THROW(write_secret_file(plan, 1), std::runtime_error);
+  ::unlink(path.c_str());
+  ASSERT_EQ(::symlink("/tmp/elsewhere", path.c_str()), 0);
+  EXPECT_THROW(write_secret_file(plan, 1), std::runtime_error);
+  ::unlink(path.c_str());
+  // A job directory others may enter is refused, naming it and its mode.
+  ASSERT_EQ(::chmod(plan.node_dir(1).c_str(), 0755), 0);
+  try {
+    write_secret_file(plan, 1);
+    ADD_FAILURE() << "a 0755 job directory was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(plan.node_dir(1) + " has mode 0755"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(::access(path.c_str(), F_OK), 0);
+  ASSERT_EQ(::chmod(plan.node_dir(1).c_str(), 0700), 0);
+  EXPECT_THROW(check_private_dir(root + "/missing"), std::runtime_error);
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::chown(plan.job_tmpdir(1).c_str(), 65534, 65534), 0);
+    try {
+      check_private_dir(plan.job_tmpdir(1));
+      ADD_FAILURE() << "another user's job directory was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("owned by uid 65534"), std::string::npos) << e.what();
+    }
+  }
+  remove_tree(root);
+}
+
+// TMPDIR is used whatever its length (it used to fall back to /tmp from 40 characters on).
+TEST(JobPlan, AnyTmpdirIsUsed) {
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  std::string longdir = "/scratch/" + std::string(120, 'd') + "/";
+  ::setenv("TMPDIR", longdir.c_str(), 1);
+  JobPlan p = make_plan(options(1, 1));
+  EXPECT_EQ(p.base_dir, "/scratch/" + std::string(120, 'd') + "/" + p.job_id);
+  ::unsetenv("TMPDIR");
+  EXPECT_EQ(make_plan(options(1, 1)).base_dir.rfind("/tmp/", 0), 0u);
+  if (old) ::setenv("TMPDIR", saved.c_str(), 1);
 }
 
 TEST(JobPlan, FileNameSafe) {

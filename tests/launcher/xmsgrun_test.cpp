@@ -8,8 +8,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -173,7 +175,9 @@ bool process_gone(int pid) {
 
 std::string tmp_root() {
   const char* t = std::getenv("TMPDIR");
-  return (t && *t && std::strlen(t) < 40) ? t : "/tmp";
+  std::string root = (t && *t) ? t : "/tmp";
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  return root;
 }
 
 std::vector<std::string> shm_files_of(const std::string& job) {
@@ -368,9 +372,51 @@ TEST(JobControl, WhatRanksStartEndsWithTheJob) {
 TEST(JobControl, FailingRankEndsTheJobWithItsStatus) {
   Result r = run({"-n", "4", JOB_ACTIONS, "exit", "1", "3"});
   EXPECT_EQ(r.status, 3) << r.err;
-  EXPECT_TRUE(std::regex_search(r.err, std::regex("xmsgrun: rank 1 \\(pid [0-9]+\\) exited with status 3")))
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex("xmsgrun: rank 1 \\(pid [0-9]+\\) exited with status 3 without finalizing\n")))
       << r.err;
   expect_no_leftovers(r.out);
+}
+
+// A rank that joined PMIx and exits 0 without finalizing fails the job at once, as mpirun's
+// "exited without calling MPI_Finalize" does: its peers (here in a fence, on its node or on
+// another one) would otherwise wait for it forever. Only that rank is named.
+TEST(JobControl, RankExitingWithoutFinalizeEndsTheJob) {
+  for (const char* nodes : {"1", "2"}) {
+    Launch l({"-n", "4", "--nodes", nodes, JOB_ACTIONS, "exit", "1", "0"});
+    ASSERT_TRUE(l.read_until([](const std::string& o) { return ranks_in(o).size() == 4; }, 20000))
+        << l.out();
+    const auto seen = Clock::now();
+    Result r = l.wait(20000);
+    const double took = std::chrono::duration<double>(Clock::now() - seen).count();
+    EXPECT_EQ(r.status, 1) << nodes << " nodes: " << r.err;
+    EXPECT_LT(took, 5.0) << nodes << " nodes: the job took " << took << " s to end";
+    EXPECT_TRUE(std::regex_search(
+        r.err, std::regex("(^|\n)xmsgrun: rank 1 \\(pid [0-9]+\\) exited with status 0 without finalizing "
+                          "\\(it called PMIx_Init but not PMIx_Finalize / MPI_Finalize\\); ending the job\n")))
+        << nodes << " nodes: " << r.err;
+    size_t verdicts = 0;
+    for (const auto& line : lines_of(r.err)) verdicts += line.starts_with("xmsgrun: ");
+    EXPECT_EQ(verdicts, 1u) << nodes << " nodes: only the rank that left is named:\n" << r.err;
+    expect_no_leftovers(r.out);
+  }
+}
+
+// Programs that never join PMIx keep the old rule: exit 0 is success, whenever it comes.
+TEST(JobControl, ProgramsOutsidePmixMayExitZero) {
+  Result host = run({"-n", "2", "hostname"});
+  EXPECT_EQ(host.status, 0) << host.err;
+  EXPECT_EQ(lines_of(host.out).size(), 2u) << host.out;
+  EXPECT_EQ(host.err, "");
+  Result early = run({"-n", "3", "--nodes", "2", "/bin/sh", "-c",
+                      "if [ \"$PMIX_RANK\" = 1 ]; then exit 0; fi; sleep 0.5; echo done"});
+  EXPECT_EQ(early.status, 0) << early.err;
+  EXPECT_EQ(lines_of(early.out).size(), 2u) << early.out;
+  Result failing = run({"-n", "2", "/bin/sh", "-c", "exit 3"});
+  EXPECT_EQ(failing.status, 3) << failing.err;
+  EXPECT_TRUE(std::regex_search(failing.err, std::regex("xmsgrun: rank [01] \\(pid [0-9]+\\) exited with status 3\n")))
+      << failing.err;
+  EXPECT_EQ(failing.err.find("finaliz"), std::string::npos) << failing.err;
 }
 
 TEST(JobControl, TimeoutEndsTheJob) {
@@ -465,6 +511,106 @@ TEST(JobControl, LostNodeServerEndsTheJob) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The tcp job secret: in a 0600 file of the node's private job directory, never in the PMIx
+// store (which any local user can read: OpenPMIx 4 trusts the uid a TCP client claims).
+
+struct SecretFile {
+  int rank;
+  std::string path;
+  std::string pmix;  // "absent" or "present"
+};
+
+std::vector<SecretFile> secret_files_in(const std::string& out) {
+  std::vector<SecretFile> files;
+  static const std::regex re("job_actions: rank ([0-9]+) secret file (\\S+) pmix (\\S+)");
+  for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it)
+    files.push_back({std::stoi((*it)[1]), (*it)[2], (*it)[3]});
+  return files;
+}
+
+// 0: `path` cannot be read nor its directory listed by user nobody; otherwise what went wrong.
+int nobody_reads(const std::string& path) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    const uid_t uid = 65534;  // nobody, nogroup on Debian
+    const gid_t gid = 65534;
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0)
+      ::_exit(10);
+    if (::geteuid() != uid) ::_exit(11);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) ::_exit(1);
+    if (errno != EACCES) ::_exit(2);
+    const std::string dir = path.substr(0, path.rfind('/'));
+    if (DIR* d = ::opendir(dir.c_str())) {
+      ::closedir(d);
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+TEST(Secret, IsAPrivateFileNeverInPmixAndGoesWithTheJob) {
+  Launch l({"-n", "3", "--nodes", "2", JOB_ACTIONS, "secret"}, {}, true);
+  ASSERT_TRUE(l.read_until([](const std::string& o) { return secret_files_in(o).size() == 3; }, 20000))
+      << l.out();
+  const auto files = secret_files_in(l.out());
+  std::set<std::string> paths;
+  std::string secret;
+  for (const auto& f : files) {
+    SCOPED_TRACE("rank " + std::to_string(f.rank) + ": " + f.path);
+    EXPECT_EQ(f.pmix, "absent") << "xmsg.job_secret is readable through PMIx";
+    paths.insert(f.path);
+    struct stat st {};
+    ASSERT_EQ(::lstat(f.path.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISREG(st.st_mode));
+    EXPECT_EQ(st.st_mode & 07777, 0600u);
+    EXPECT_EQ(st.st_uid, ::geteuid());
+    const std::string dir = f.path.substr(0, f.path.rfind('/'));
+    EXPECT_TRUE(dir.ends_with("/job")) << dir;
+    ASSERT_EQ(::lstat(dir.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+    EXPECT_EQ(st.st_mode & 07777, 0700u);
+    EXPECT_EQ(st.st_uid, ::geteuid());
+    std::ifstream in(f.path);
+    std::string content((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(content.size(), 32u);
+    EXPECT_EQ(content.find_first_not_of("0123456789abcdef"), std::string::npos) << content;
+    if (secret.empty()) secret = content;
+    EXPECT_EQ(content, secret) << "nodes hold different secrets";
+  }
+  EXPECT_EQ(paths.size(), 2u) << "one file per node expected";
+  if (::geteuid() == 0) {
+    for (const auto& path : paths) EXPECT_EQ(nobody_reads(path), 0) << "user nobody and " << path;
+  } else {
+    std::printf("[ SKIPPED  ] the unprivileged-reader part needs root (to become nobody)\n");
+  }
+  l.close_stdin();
+  Result r = l.wait();
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const auto& path : paths) EXPECT_NE(::access(path.c_str(), F_OK), 0) << path << " survived the job";
+  expect_no_leftovers(r.out);
+}
+
+TEST(Secret, FileGoesWhenTheLauncherIsKilled) {
+  Launch l({"-n", "2", "--nodes", "2", JOB_ACTIONS, "secret"}, {}, true);
+  ASSERT_TRUE(l.read_until([](const std::string& o) { return secret_files_in(o).size() == 2; }, 20000))
+      << l.out();
+  const auto files = secret_files_in(l.out());
+  for (const auto& f : files) ASSERT_EQ(::access(f.path.c_str(), F_OK), 0) << f.path;
+  auto ranks = ranks_in(l.out());
+  ASSERT_EQ(ranks.size(), 2u);
+  std::vector<int> pids = children_of(l.pid());
+  for (auto& r : ranks) pids.push_back(r.pid);
+  ::kill(l.pid(), SIGKILL);
+  l.wait();
+  expect_no_leftovers(pids, ranks.front().job);
+  for (const auto& f : files) EXPECT_NE(::access(f.path.c_str(), F_OK), 0) << f.path << " survived kill -9";
+}
+
+// ---------------------------------------------------------------------------------------------
 // Output, input, environment, binding.
 
 TEST(Io, TagOutputPrefixesEveryLineWithTheRank) {
@@ -525,6 +671,21 @@ TEST(Io, ExportedVariablesReachEveryRank) {
   EXPECT_NE(b.out.find("rank 0 XMSG_TEST_SET=a=b\n"), std::string::npos) << b.out;
   EXPECT_NE(b.out.find("rank 1 XMSG_TEST_SET=a=b\n"), std::string::npos) << b.out;
   expect_no_leftovers(b.out);
+}
+
+// Any TMPDIR works, however long (it used to be ignored, silently, from 40 characters on).
+TEST(Io, LongTmpdirIsUsed) {
+  std::string dir = tmp_root() + "/xmsgrun-test-long-tmpdir-" + std::to_string(::getpid()) + "-";
+  while (dir.size() < 200) dir += 'x';
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0) << dir;
+  Result r = run({"-n", "2", "--nodes", "2", JOB_ACTIONS, "env", "XMSG_JOB_TMPDIR"}, {"TMPDIR=" + dir});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* rank : {"rank 0 ", "rank 1 "})
+    EXPECT_NE(r.out.find(std::string(rank) + "XMSG_JOB_TMPDIR=" + dir + "/xmsg."), std::string::npos) << r.out;
+  auto ranks = ranks_in(r.out);
+  ASSERT_EQ(ranks.size(), 2u) << r.out;
+  EXPECT_NE(::access((dir + "/" + ranks.front().job).c_str(), F_OK), 0) << "job directory left in " << dir;
+  EXPECT_EQ(::rmdir(dir.c_str()), 0) << dir << " is not empty after the job";
 }
 
 TEST(Binding, ReportAndApplyBindings) {

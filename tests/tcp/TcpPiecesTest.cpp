@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -272,10 +274,22 @@ struct ScopedEnv {
 
 TEST(TcpConfig, ReadsTheEnvironmentAndNamesBadVariables) {
   {
-    ScopedEnv a("XMSG_TCP_QUEUE_BYTES", "8388608"), b("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", "250");
+    ScopedEnv a("XMSG_TCP_QUEUE_BYTES", "8388608"), b("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", "250"),
+        d("XMSG_TCP_CONNECT_TIMEOUT_MS", "1500");
     auto c = TcpConfig::from_environment();
     EXPECT_EQ(c.queue_limit, 8388608u);
     EXPECT_EQ(c.handshake_timeout.count(), 250);
+    EXPECT_EQ(c.connect_timeout.count(), 1500);
+  }
+  EXPECT_EQ(TcpConfig::from_environment().connect_timeout.count(), 30000);
+  {
+    ScopedEnv a("XMSG_TCP_CONNECT_TIMEOUT_MS", "soon");
+    try {
+      TcpConfig::from_environment();
+      FAIL() << "accepted XMSG_TCP_CONNECT_TIMEOUT_MS=soon";
+    } catch (const TransportError& e) {
+      EXPECT_NE(std::string(e.what()).find("XMSG_TCP_CONNECT_TIMEOUT_MS"), std::string::npos) << e.what();
+    }
   }
   {
     ScopedEnv a("XMSG_TCP_QUEUE_BYTES", "lots");
@@ -340,6 +354,77 @@ TEST(TcpConfig, ChoosesAnAddress) {
   std::string any = choose_listen_address("");
   in_addr a{};
   EXPECT_EQ(::inet_pton(AF_INET, any.c_str(), &a), 1) << any;
+}
+
+// The job secret file (XMSG_JOB_SECRET_FILE): read as written, refused with a message naming
+// the variable and the path when anyone but its user may reach it, or it holds nothing.
+class SecretFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(::mkdtemp(dir_), nullptr);
+    path_ = std::string(dir_) + "/secret";
+  }
+  void TearDown() override {
+    ::unlink(path_.c_str());
+    ::rmdir((path_ + ".d").c_str());
+    ::rmdir(dir_);
+  }
+  void write(const std::string& content, mode_t mode) {
+    ::unlink(path_.c_str());
+    int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+    ASSERT_EQ(::fchmod(fd, mode), 0);
+    ::close(fd);
+  }
+  std::string refusal(const std::string& path) {
+    try {
+      read_secret_file(path);
+    } catch (const TransportError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("XMSG_JOB_SECRET_FILE='" + path + "'"), std::string::npos) << what;
+      return what;
+    }
+    ADD_FAILURE() << "read_secret_file accepted " << path;
+    return {};
+  }
+  char dir_[64] = "/tmp/xmsg-secret-unit-XXXXXX";
+  std::string path_;
+};
+
+TEST_F(SecretFile, ReadsThePrivateFileAsWritten) {
+  write("0123456789abcdef0123456789abcdef", 0600);
+  EXPECT_EQ(read_secret_file(path_), "0123456789abcdef0123456789abcdef");
+  write("0123456789abcdef0123456789abcdef\n", 0400);  // a trailing newline is not part of it
+  EXPECT_EQ(read_secret_file(path_), "0123456789abcdef0123456789abcdef");
+}
+
+TEST_F(SecretFile, RefusesFilesOthersMayReach) {
+  for (mode_t mode : {0640, 0604, 0620, 0602, 0610, 0666}) {
+    write("0123456789abcdef0123456789abcdef", mode);
+    const std::string why = refusal(path_);
+    EXPECT_NE(why.find("group or others"), std::string::npos) << why;
+  }
+}
+
+TEST_F(SecretFile, RefusesMissingEmptyAndOtherKindsOfFiles) {
+  EXPECT_NE(refusal(path_).find("cannot open"), std::string::npos);
+  write("", 0600);
+  EXPECT_NE(refusal(path_).find("empty"), std::string::npos);
+  write("\n", 0600);
+  EXPECT_NE(refusal(path_).find("empty"), std::string::npos);
+  write(std::string(5000, 'a'), 0600);
+  EXPECT_NE(refusal(path_).find("longer than"), std::string::npos);
+  ASSERT_EQ(::mkdir((path_ + ".d").c_str(), 0700), 0);
+  EXPECT_NE(refusal(path_ + ".d").find("not a regular file"), std::string::npos);
+}
+
+TEST_F(SecretFile, RefusesAFileOfAnotherUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the file to another user";
+  write("0123456789abcdef0123456789abcdef", 0600);
+  ASSERT_EQ(::chown(path_.c_str(), 65534, 65534), 0);
+  const std::string why = refusal(path_);
+  EXPECT_NE(why.find("owned by uid 65534"), std::string::npos) << why;
 }
 
 }  // namespace

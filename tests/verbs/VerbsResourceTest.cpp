@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -199,6 +200,102 @@ TEST(XrcDomainFile, RefusesASharedDirectoryAndBadNames) {
   }
   EXPECT_THROW(XrcDomainFile("a/b", 0), std::invalid_argument);
   EXPECT_THROW(XrcDomainFile("job", -1), std::invalid_argument);
+}
+
+// What a rank of this job opens the domain file with, or the error (empty: opened).
+std::string xrc_open_error(const std::string& job) {
+  try {
+    XrcDomainFile f(job, 0);
+    return "";
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+}
+
+// Anyone may set XMSG_JOB_TMPDIR: a directory another user could write into, or own, would let
+// that user plant the domain file. Each refusal names the variable, the path and what is wrong.
+TEST(XrcDomainFile, RefusesAJobTmpdirOthersCanWriteOrOwn) {
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  const std::string named = "XMSG_JOB_TMPDIR=" + dir.path().string();
+  for (mode_t mode : {0777, 01777, 0770, 0720, 0702}) {
+    ASSERT_EQ(chmod(dir.path().c_str(), mode), 0);
+    const std::string err = xrc_open_error("job1");
+    EXPECT_NE(err.find(named), std::string::npos) << std::oct << mode << ": " << err;
+    EXPECT_NE(err.find("writable by group or others"), std::string::npos) << std::oct << mode << ": " << err;
+  }
+  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);  // readable by others is fine
+  EXPECT_EQ(xrc_open_error("job1"), "");
+  ASSERT_EQ(chmod(dir.path().c_str(), 0700), 0);
+  EXPECT_EQ(xrc_open_error("job1"), "");
+  {
+    ScopedEnv missing("XMSG_JOB_TMPDIR", (dir.path() / "missing").string());
+    EXPECT_NE(xrc_open_error("job1").find("XMSG_JOB_TMPDIR=" + (dir.path() / "missing").string() + ": cannot use it"),
+              std::string::npos);
+  }
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "another user's directory needs root (to chown it)";
+  }
+  ASSERT_EQ(chown(dir.path().c_str(), 65534, 65534), 0);
+  const std::string err = xrc_open_error("job1");
+  EXPECT_NE(err.find(named + " is owned by uid 65534, not by this user"), std::string::npos) << err;
+  ASSERT_EQ(chown(dir.path().c_str(), 0, 0), 0);
+}
+
+// A domain file that already exists is used only when it is this user's 0600 regular file (the
+// other local ranks' case); another user's 0666 file, or one of ours left world-writable, would
+// become the XRC domain's key. A refused file is left alone, not unlinked.
+TEST(XrcDomainFile, RefusesAPlantedDomainFile) {
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  const fs::path planted = dir.path() / "xrcd-job9-node0";
+  const int fd = open(planted.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  for (mode_t mode : {0666, 0644, 0660, 0700, 0640}) {
+    ASSERT_EQ(chmod(planted.c_str(), mode), 0);
+    const std::string err = xrc_open_error("job9");
+    EXPECT_NE(err.find("refusing the existing XRC domain file " + planted.string()), std::string::npos) << err;
+    char want[32];
+    std::snprintf(want, sizeof want, "mode %04o, not 0600", static_cast<unsigned>(mode));
+    EXPECT_NE(err.find(want), std::string::npos) << err;
+    EXPECT_TRUE(fs::exists(planted));
+  }
+  ASSERT_EQ(chmod(planted.c_str(), 0600), 0);
+  EXPECT_EQ(xrc_open_error("job9"), "");  // ours and 0600: another local rank made it
+  // A symlink in its place is not followed.
+  fs::remove(planted);
+  fs::create_symlink("/etc/hostname", planted);
+  EXPECT_NE(xrc_open_error("job9").find("cannot open XRC domain file " + planted.string()), std::string::npos);
+  fs::remove(planted);
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "another user's file needs root (to chown it)";
+  }
+  const int fd2 = open(planted.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  ASSERT_GE(fd2, 0);
+  ASSERT_EQ(fchown(fd2, 65534, 65534), 0);
+  ASSERT_EQ(fchmod(fd2, 0666), 0);
+  close(fd2);
+  std::string err = xrc_open_error("job9");
+  EXPECT_NE(err.find("owned by uid 65534, not by this user"), std::string::npos) << err;
+  EXPECT_TRUE(fs::exists(planted));
+  ASSERT_EQ(chmod(planted.c_str(), 0600), 0);  // another user's even at 0600
+  err = xrc_open_error("job9");
+  EXPECT_NE(err.find("owned by uid 65534"), std::string::npos) << err;
+}
+
+// A file created under a umask that takes owner bits away still ends up 0600.
+TEST(XrcDomainFile, CreatedFileIsExactly0600WhateverTheUmask) {
+  TempDir dir;
+  ScopedEnv job_dir("XMSG_JOB_TMPDIR", dir.path().string());
+  const mode_t old = umask(0277);
+  {
+    XrcDomainFile f("job5", 1);
+    struct stat st {};
+    ASSERT_EQ(fstat(f.fd(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0600u);
+  }
+  umask(old);
 }
 
 TEST(Device, UnknownDeviceNamedInTheError) {

@@ -1,7 +1,9 @@
 // XrcDomain: the node's shared XRC domain. Ranks of one node share it by opening the same file:
 // XrcDomainFile makes that file job- and user-scoped (0600, in a private directory:
 // $XMSG_JOB_TMPDIR when set, else $TMPDIR/xmsg-<uid> created 0700), so unrelated jobs never share
-// a domain. The file is unlinked once every local rank has opened it (the caller runs a
+// a domain. Anyone may set XMSG_JOB_TMPDIR: a directory there that another user owns or that
+// group or others may write is refused, and so is an existing domain file that is not this
+// user's 0600 regular file (another user's 0666 file would otherwise become our XRCD key). The file is unlinked once every local rank has opened it (the caller runs a
 // node-local barrier first); the domain itself lives on in the opened descriptors.
 // XRC-only code: the RC twin needs none of this.
 #pragma once
@@ -30,8 +32,13 @@ class XrcDomainFile {
   void unlink();
 
   static std::string private_directory();
+  // Throws std::runtime_error naming XMSG_JOB_TMPDIR, `dir` and what is wrong unless `dir` is a
+  // directory (symlinks followed) of this user that neither group nor others may write.
+  static void check_job_directory(const std::string& dir);
 
  private:
+  void close_and_unlink();
+
   std::string path_;
   int fd_ = -1;
   bool linked_ = true;

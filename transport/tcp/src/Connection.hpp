@@ -16,8 +16,8 @@
 namespace xmsg::transport::tcp {
 
 enum class ConnectionState {
-  kConnecting,    // we called: non-blocking connect() in flight
-  kAwaitWelcome,  // we called and sent kHello
+  kConnecting,    // we called: non-blocking connect() in flight (connect deadline applies)
+  kAwaitWelcome,  // we called and sent kHello (connect deadline applies)
   kAwaitHello,    // accepted: caller not identified yet (deadline applies)
   kAwaitProof,    // accepted, sent kWelcome: caller has not proven the secret yet (deadline applies)
   kEstablished,   // data frames flow
@@ -41,6 +41,7 @@ struct Connection {
   std::string remote;  // address of the other end as the socket reports it, for messages
   int peer = -1;       // world rank once known
   Nonce my_nonce{}, their_nonce{};
+  // Unproven: accept + XMSG_TCP_HANDSHAKE_TIMEOUT_MS; our call: start + XMSG_TCP_CONNECT_TIMEOUT_MS.
   std::chrono::steady_clock::time_point deadline{};
   ReceiveBuffer rx;
   // A ReadData range being received straight into the reader's destination (no staging copy).
@@ -65,6 +66,7 @@ struct Connection {
     bool landing = false;            // the kPush frame is being received
   };
   std::optional<Push> push;
+  int refusing = 0;      // accepted on the spare descriptor to be refused: the errno (EMFILE/ENFILE)
   bool yielded = false;  // parsing stopped before a kDataThenPush frame (see parse_frames)
   bool bye_received = false;
   bool watching_writes = false;  // EPOLLOUT registered

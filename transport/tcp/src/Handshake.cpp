@@ -2,9 +2,13 @@
 
 #include <xmsg/transport/transport.hpp>
 
+#include <fcntl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -93,6 +97,44 @@ std::string random_secret() {
   std::string out;
   for (uint8_t b : raw) out += hex[b >> 4], out += hex[b & 15];
   return out;
+}
+
+std::string read_secret_file(const std::string& path) {
+  const std::string what = "XMSG_JOB_SECRET_FILE='" + path + "'";
+  // O_NONBLOCK: a FIFO put there must not hang the rank.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) throw TransportError(what + ": cannot open the job secret: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw TransportError(what + ": cannot stat the job secret: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw TransportError(what + ": not a regular file");
+  if (st.st_uid != ::geteuid())
+    throw TransportError(what + ": owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+                         std::to_string(::geteuid()) + "); the job secret must be a file of the job's own user");
+  if (st.st_mode & 077) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    throw TransportError(what + ": mode " + mode +
+                         ": group or others have access to it; the job secret must be readable by this user only (mode 0600)");
+  }
+  constexpr size_t kMax = 4096;
+  std::string secret(kMax + 1, '\0');
+  size_t got = 0;
+  while (got < secret.size()) {
+    ssize_t n = ::read(fd, secret.data() + got, secret.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw TransportError(what + ": cannot read the job secret: " + std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got > kMax) throw TransportError(what + ": longer than " + std::to_string(kMax) + " bytes, not a job secret");
+  secret.resize(got);
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  if (secret.empty()) throw TransportError(what + ": the file is empty (no job secret in it)");
+  return secret;
 }
 
 }  // namespace xmsg::transport::tcp

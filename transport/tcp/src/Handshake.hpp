@@ -26,6 +26,12 @@ enum class HandshakeType : uint16_t { kHello = 1, kWelcome = 2, kProof = 3, kRej
 enum class RejectReason : uint32_t {
   kSimultaneous = 1,  // both ranks called at once; the lower rank's call is kept
   kDuplicate = 2,     // a connection from that rank already exists
+  // The acceptor could not take the call: out of file descriptors (accept4 failed with EMFILE
+  // or ENFILE), sent in answer to the hello. The connector fails the peer. Not authenticated
+  // (nothing is proven at that point), so the figures it carries only go into the message: nonce bytes 0-7
+  // and 8-15 the acceptor's soft and hard RLIMIT_NOFILE, mac bytes 0-7 its open tcp
+  // connections, 8-11 the errno.
+  kNoFileDescriptors = 3,
 };
 
 using Nonce = std::array<uint8_t, 16>;
@@ -62,5 +68,12 @@ class JobSecret {
 Nonce random_nonce();
 // 32 random bytes, hex: what rank 0 shares when the launcher published no secret.
 std::string random_secret();
+
+// The job secret from the file XMSG_JOB_SECRET_FILE names (xmsgrun writes it, 0600, in the
+// job's private directory): its content without a trailing newline. Throws TransportError
+// naming the variable and the path when the file cannot be read, is not a regular file, is
+// empty or longer than 4096 bytes, is not owned by this user, or group or others have any
+// permission on it.
+std::string read_secret_file(const std::string& path);
 
 }  // namespace xmsg::transport::tcp

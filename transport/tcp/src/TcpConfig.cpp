@@ -72,6 +72,7 @@ TcpConfig TcpConfig::from_environment() {
   c.push_budget = env_size("XMSG_TCP_PUSH_BUDGET", c.push_budget, 0, size_t(1) << 40);
   c.land_min = env_size("XMSG_TCP_LAND_MIN", c.land_min, 0, size_t(1) << 40);
   c.handshake_timeout = std::chrono::milliseconds(env_size("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", 10000, 10, 3600 * 1000));
+  c.connect_timeout = std::chrono::milliseconds(env_size("XMSG_TCP_CONNECT_TIMEOUT_MS", 30000, 10, 24 * 3600 * 1000));
   if (const char* poll = std::getenv("XMSG_TCP_POLL"); poll && *poll) {
     if (std::strcmp(poll, "recv") == 0) c.poll_by_recv = true;
     else if (std::strcmp(poll, "epoll") == 0) c.poll_by_recv = false;

@@ -29,6 +29,11 @@ struct TcpConfig {
   // straight into a posted receive's buffer (0: never).
   size_t land_min = 1024;                       // XMSG_TCP_LAND_MIN
   std::chrono::milliseconds handshake_timeout{10000};  // XMSG_TCP_HANDSHAKE_TIMEOUT_MS
+  // A call of ours whose handshake has not finished within this fails the peer: it accepted
+  // nothing or never answered (hung, stopped, out of file descriptors, or not calling into
+  // xmsg for that long). Only the handshake is timed: an established peer may be as slow as it
+  // likes. Generous, because a live peer that computes without progressing looks the same.
+  std::chrono::milliseconds connect_timeout{30000};    // XMSG_TCP_CONNECT_TIMEOUT_MS
   bool poll_by_recv = true;                     // XMSG_TCP_POLL=recv|epoll: how an idle rank polls
   // XMSG_TCP_CONGESTION: congestion control of every socket ("system": the kernel's default).
   // Not the kernel's default because a pacing one (bbr, the default here) holds back the bulk

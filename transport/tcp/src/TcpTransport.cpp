@@ -3,8 +3,10 @@
 #include <xmsg/transport/tcp.hpp>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -22,7 +24,17 @@ namespace {
 constexpr const char* kAddressKey = "xmsg.tcp.addr";
 constexpr const char* kSecretKey = "xmsg.tcp.secret";
 constexpr const char* kLauncherSecretKey = "xmsg.job_secret";
-constexpr size_t kMaxUnidentified = 256;  // callers that have not said who they are yet
+// Accepted callers that have not proven the job secret yet; past this the oldest is evicted
+// (a port scan or stalled clients must not lock real ranks out).
+constexpr size_t kMaxUnidentified = 256;
+// Our calls the listener may close before the handshake ends, in a row, before the peer fails.
+constexpr unsigned kMaxCallRetries = 5;
+// Evictions and refusals (out of descriptors) are logged at most this often.
+constexpr auto kLogEvery = std::chrono::seconds(10);
+// A pushed head is accepted up to the largest this rank would push itself, and never refused
+// below this (the default XMSG_TCP_PUSH_LARGE), so ranks whose settings differ a little
+// still work; a larger announcement is a protocol error, not an allocation.
+constexpr uint64_t kPushAcceptFloor = 4 << 20;
 constexpr size_t kReadBudget = 4 * 1024 * 1024;  // bytes read from one socket per progress call
 constexpr auto kDisconnectTimeout = std::chrono::seconds(10);
 constexpr size_t kDirectPollMax = 4;     // established connections polled by recv directly
@@ -44,6 +56,26 @@ std::string socket_peer_text(int fd) {
   return std::string(ip) + ":" + std::to_string(ntohs(sa.sin_port));
 }
 
+std::string connections_text(uint64_t n) { return std::to_string(n) + (n == 1 ? " tcp connection" : " tcp connections"); }
+
+std::string limit_text(rlim_t v) { return v == RLIM_INFINITY ? std::string("unlimited") : std::to_string(v); }
+
+// Why no descriptor could be had (`err` EMFILE or ENFILE), with what to do about it.
+std::string descriptor_shortage(int err, size_t connections) {
+  rlimit rl{};
+  ::getrlimit(RLIMIT_NOFILE, &rl);
+  std::string s = err == ENFILE ? "the system's file table is full (ENFILE, see /proc/sys/fs/file-max)"
+                                : "out of file descriptors (EMFILE)";
+  s += ": `ulimit -n` is " + limit_text(rl.rlim_cur) + " (hard limit " + limit_text(rl.rlim_max) + ") with " +
+       connections_text(connections) + " open; raise `ulimit -n` for the job's ranks (a rank talking to N others over tcp holds N sockets)";
+  return s;
+}
+
+template <class P>
+std::string after_closed_call(const P& p) {
+  return p.calls_ended > 0 ? " (after the listener had closed our previous call: the peer exited or was killed?)" : "";
+}
+
 void set_socket_options(int fd, const std::string& congestion) {
   int one = 1;
   // Small messages must leave at once: latency matters more than packet count here.
@@ -63,6 +95,7 @@ TcpTransport::TcpTransport(bootstrap::Bootstrap& bootstrap, TcpConfig config)
 
 TcpTransport::~TcpTransport() {
   connections_.clear();
+  if (spare_fd_ >= 0) ::close(spare_fd_);
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
 }
@@ -85,7 +118,11 @@ TcpTransport::Peer* TcpTransport::peer_or_null(int rank) {
 void TcpTransport::open_listener() {
   listen_address_ = choose_listen_address(config_.interface);
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) throw TransportError("tcp: socket failed: " + errno_text(errno));
+  if (listen_fd_ < 0) {
+    const int err = errno;
+    throw TransportError("tcp: cannot open the listening socket: " +
+                         (err == EMFILE || err == ENFILE ? descriptor_shortage(err, 0) : errno_text(err)));
+  }
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   ::inet_pton(AF_INET, listen_address_.c_str(), &sa.sin_addr);
@@ -102,22 +139,35 @@ void TcpTransport::open_listener() {
   ev.data.ptr = nullptr;  // null marks the listener
   if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev) != 0)
     throw TransportError("tcp: epoll_ctl(listener) failed: " + errno_text(errno));
+  // Kept in reserve: out of descriptors, it is closed to accept a call and refuse it (see
+  // refuse_for_descriptors). Without it the call would wait in the backlog, unanswered.
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 void TcpTransport::connect(std::span<const int> peers) {
   if (connected_) throw TransportError("tcp: connect() called twice");
   open_listener();
   bootstrap_.put_string(kAddressKey, listen_address_);
-  auto launcher_secret = bootstrap_.job_value(kLauncherSecretKey);
-  bool have_secret = launcher_secret && !launcher_secret->empty();
-  // Under mpirun or srun nobody published a secret: rank 0 makes one for the job.
-  if (!have_secret && rank_ == 0) bootstrap_.put_string(kSecretKey, random_secret());
+  // Where the secret comes from: xmsgrun writes it to a 0600 file in the job's private
+  // directory and names it in XMSG_JOB_SECRET_FILE (never the PMIx store, which other local
+  // users can reach); an older xmsgrun published it as a job value; under mpirun or srun
+  // nobody gives one, so rank 0 makes one for the job and shares it through the KVS.
+  std::optional<std::string> secret;
+  const char* source = "rank 0 (KVS)";
+  if (const char* file = std::getenv("XMSG_JOB_SECRET_FILE"); file && *file) {
+    secret = read_secret_file(file);
+    source = "XMSG_JOB_SECRET_FILE";
+  } else if (auto launcher_secret = bootstrap_.job_value(kLauncherSecretKey); launcher_secret && !launcher_secret->empty()) {
+    secret = std::move(launcher_secret);
+    source = "the launcher (job value)";
+  }
+  if (!secret && rank_ == 0) bootstrap_.put_string(kSecretKey, random_secret());
   bootstrap_.commit();
   // No data collection: at scale every node would receive every rank's address. A peer's
   // address is read (PMIx direct modex) when this rank first connects to it.
   bootstrap_.fence(false);
-  secret_.emplace(have_secret ? *launcher_secret : bootstrap_.get_string(0, kSecretKey));
-  trace("listening on %s, job secret from %s", listen_address_.c_str(), have_secret ? "the launcher" : "rank 0");
+  secret_.emplace(secret ? *secret : bootstrap_.get_string(0, kSecretKey));
+  trace("listening on %s, job secret from %s", listen_address_.c_str(), source);
 
   for (int r : peers) {
     if (r == rank_) continue;
@@ -161,10 +211,13 @@ void TcpTransport::watch(Connection& c, bool writes) {
 void TcpTransport::close_connection(Connection& c) {
   if (c.state == ConnectionState::kClosed) return;
   if (c.unproven()) --unproven_;
+  if (c.outgoing()) --calls_;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
   ::close(c.fd);
   c.fd = -1;
   c.state = ConnectionState::kClosed;
+  // A call held on the spare descriptor to be refused: the descriptor is the spare's again.
+  if (c.refusing && spare_fd_ < 0) spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (Peer* p = peer_or_null(c.peer)) {
     if (p->established == &c) p->established = nullptr;
     if (p->outgoing == &c) p->outgoing = nullptr;
@@ -179,7 +232,11 @@ void TcpTransport::reap() {
 void TcpTransport::fail_peer(Peer& p, const std::string& cause) {
   if (p.failed) return;
   p.failed = true;
-  p.failure = "tcp: connection to rank " + std::to_string(p.rank) + " (" + p.address + ") closed: " + cause;
+  // Its published address once looked up; a peer that only called us: where its call came from.
+  std::string where = p.address;
+  for (Connection* c : {p.established, p.incoming})
+    if (where.empty() && c) where = "from " + c->remote;
+  p.failure = "tcp: connection to rank " + std::to_string(p.rank) + (where.empty() ? "" : " (" + where + ")") + " closed: " + cause;
   for (Connection* c : {p.established, p.outgoing, p.incoming})
     if (c) close_connection(*c);
   p.queue.clear();
@@ -235,11 +292,18 @@ bool TcpTransport::resolve_address(Peer& p) {
   return true;
 }
 
+size_t TcpTransport::open_connections() const {
+  return static_cast<size_t>(std::count_if(connections_.begin(), connections_.end(),
+                                           [](const auto& c) { return c->state != ConnectionState::kClosed; }));
+}
+
 void TcpTransport::start_connect(Peer& p) {
   if (!resolve_address(p)) return;
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    fail_peer(p, "socket failed: " + errno_text(errno));
+    const int err = errno;
+    fail_peer(p, "cannot open a socket to call it: " +
+                     (err == EMFILE || err == ENFILE ? descriptor_shortage(err, open_connections()) : errno_text(err)));
     return;
   }
   set_socket_options(fd, config_.congestion);
@@ -247,11 +311,13 @@ void TcpTransport::start_connect(Peer& p) {
   if (rc != 0 && errno != EINPROGRESS) {
     int err = errno;
     ::close(fd);
-    fail_peer(p, "connect failed: " + errno_text(err));
+    fail_peer(p, "connect failed: " + errno_text(err) + after_closed_call(p));
     return;
   }
   Connection& c = add_connection(fd, ConnectionState::kConnecting, p.address, EPOLLIN | EPOLLOUT);
   c.peer = p.rank;
+  c.deadline = std::chrono::steady_clock::now() + config_.connect_timeout;
+  ++calls_;
   p.outgoing = &c;
   // Loopback and veth connects usually finish at once: say hello now rather than a
   // progress() later.
@@ -271,8 +337,9 @@ void TcpTransport::on_connected(Connection& c) {
   int err = 0;
   socklen_t len = sizeof err;
   ::getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+  if (err == ECONNRESET || err == EPIPE) return retry_call(c, "the listener reset our call (" + errno_text(err) + ")");
   if (err != 0) {
-    fail_peer(p, "connect to " + p.address + " failed: " + errno_text(err));
+    fail_peer(p, "connect to " + p.address + " failed: " + errno_text(err) + after_closed_call(p));
     return;
   }
   c.my_nonce = random_nonce();
@@ -282,22 +349,33 @@ void TcpTransport::on_connected(Connection& c) {
   hello.to = static_cast<uint32_t>(p.rank);
   hello.nonce = c.my_nonce;
   if (!send_handshake(c, hello)) {
-    fail_peer(p, "sending the handshake failed: " + errno_text(errno));
+    const int send_err = errno;
+    if (send_err == ECONNRESET || send_err == EPIPE)
+      return retry_call(c, "the listener closed our call before our hello (" + errno_text(send_err) + ")");
+    fail_peer(p, "sending the handshake failed: " + errno_text(send_err));
     return;
   }
   c.state = ConnectionState::kAwaitWelcome;
   watch(c, false);
 }
 
-void TcpTransport::accept_all() {
+void TcpTransport::accept_all(MessageSink* sink, int& handled) {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;  // EAGAIN, or a transient error (EMFILE, aborted connection)
-    if (unproven_ >= kMaxUnidentified) {
-      ::close(fd);
-      ++rejected_;
-      continue;
+    if (fd < 0) {
+      const int err = errno;
+      if (err == EINTR || err == ECONNABORTED) continue;
+      if (err == EMFILE || err == ENFILE) {
+        // Unproven callers hold descriptors too (a flood of them may be why none is left):
+        // one of them goes before a call is refused.
+        if (unproven_ > 0 && evict_oldest_unproven(sink, handled, descriptor_shortage(err, open_connections()))) continue;
+        if (refuse_for_descriptors(err)) continue;
+      }
+      return;  // EAGAIN: nobody else is calling
     }
+    // A caller beyond the limit does not lock the others out: the oldest unproven one goes.
+    if (unproven_ >= kMaxUnidentified)
+      evict_oldest_unproven(sink, handled, std::to_string(unproven_) + " callers have not proven the job secret, the most it keeps");
     set_socket_options(fd, config_.congestion);
     Connection& c = add_connection(fd, ConnectionState::kAwaitHello, socket_peer_text(fd), EPOLLIN);
     c.deadline = std::chrono::steady_clock::now() + config_.handshake_timeout;
@@ -305,7 +383,101 @@ void TcpTransport::accept_all() {
   }
 }
 
+bool TcpTransport::evict_oldest_unproven(MessageSink* sink, int& handled, const std::string& why) {
+  Connection* oldest = nullptr;
+  for (const auto& c : connections_)  // (a call held to be refused goes soon anyway)
+    if (c->unproven() && !c->refusing && (!oldest || c->deadline < oldest->deadline)) oldest = c.get();
+  if (!oldest) return false;
+  // Its proof may be waiting in the socket (a real rank, just slow): a last look first.
+  read_socket(*oldest, sink, handled);
+  if (oldest->state == ConnectionState::kClosed) return true;
+  if (!oldest->unproven()) return false;
+  const auto now = std::chrono::steady_clock::now();
+  const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(now - (oldest->deadline - config_.handshake_timeout));
+  ++evicted_;
+  if (evicted_ == 1) {
+    std::fprintf(stderr,
+                 "xmsg: tcp: rank %d: %s: closed the oldest unproven caller (from %s, %lld ms old) to make room for a "
+                 "new one; a port scan or stalled clients? (further evictions are counted, logged at most every %lld s)\n",
+                 rank_, why.c_str(), oldest->remote.c_str(), static_cast<long long>(age.count()),
+                 static_cast<long long>(kLogEvery.count()));
+    evict_logged_ = now;
+  } else if (++evicted_unlogged_, now - evict_logged_ >= kLogEvery) {
+    std::fprintf(stderr, "xmsg: tcp: rank %d evicted %zu more unproven callers (%zu in all; at most %zu kept): %s\n", rank_,
+                 evicted_unlogged_, evicted_, kMaxUnidentified, why.c_str());
+    evicted_unlogged_ = 0;
+    evict_logged_ = now;
+  }
+  close_connection(*oldest);
+  return true;
+}
+
+bool TcpTransport::refuse_for_descriptors(int err) {
+  if (spare_fd_ < 0) {
+    log_refusal(err, "a caller", "; no spare descriptor is left to refuse it now, so it waits");
+    return false;
+  }
+  ::close(spare_fd_);
+  spare_fd_ = -1;
+  int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (fd < 0) {
+    spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return false;
+  }
+  // Held on the spare's descriptor until its hello names the caller (usually it is here
+  // already): then refused and closed, and the spare taken back (close_connection).
+  Connection& c = add_connection(fd, ConnectionState::kAwaitHello, socket_peer_text(fd), EPOLLIN);
+  c.deadline = std::chrono::steady_clock::now() + config_.handshake_timeout;
+  c.refusing = err;
+  ++unproven_;
+  int handled = 0;
+  read_socket(c, nullptr, handled);
+  return spare_fd_ >= 0;
+}
+
+void TcpTransport::refuse_call(Connection& c, const HandshakeMessage& m) {
+  if (m.type != HandshakeType::kHello) return reject_unproven(c, "the first message was not a hello");
+  rlimit rl{};
+  ::getrlimit(RLIMIT_NOFILE, &rl);
+  const uint64_t soft = rl.rlim_cur, hard = rl.rlim_max, open = open_connections();
+  const uint32_t code = static_cast<uint32_t>(c.refusing);
+  HandshakeMessage reply;
+  reply.type = HandshakeType::kReject;
+  reply.from = static_cast<uint32_t>(rank_);
+  reply.to = m.from;
+  reply.reason = static_cast<uint32_t>(RejectReason::kNoFileDescriptors);
+  std::memcpy(reply.nonce.data(), &soft, 8);
+  std::memcpy(reply.nonce.data() + 8, &hard, 8);
+  std::memcpy(reply.mac.data(), &open, 8);
+  std::memcpy(reply.mac.data() + 8, &code, 4);
+  send_handshake(c, reply);
+  const std::string why = descriptor_shortage(c.refusing, open);
+  log_refusal(c.refusing, "rank " + std::to_string(m.from) + " (" + c.remote + ")", "; the call was refused, so the caller fails this rank");
+  close_connection(c);  // (the hello was read: FIN, not RST, so the caller reads the refusal)
+  // The caller fails this rank on the refusal, so nothing will come from it any more: a receive
+  // waiting for it here must fail too, not wait forever. (The hello is not proven, so a
+  // stranger could name a rank here; it can only do so while this rank has no descriptor left.)
+  Peer* p = peer_or_null(static_cast<int>(m.from));
+  if (p && !p->established && m.to == static_cast<uint32_t>(rank_)) fail_peer(*p, "this rank could not accept its call: " + why);
+}
+
+void TcpTransport::log_refusal(int err, const std::string& caller, const char* outcome) {
+  const auto now = std::chrono::steady_clock::now();
+  const std::string why = descriptor_shortage(err, open_connections());
+  if (++refused_fd_ == 1) {
+    std::fprintf(stderr, "xmsg: tcp: rank %d cannot accept %s: %s%s (further refusals are counted, logged at most every %lld s)\n",
+                 rank_, caller.c_str(), why.c_str(), outcome, static_cast<long long>(kLogEvery.count()));
+    refuse_logged_ = now;
+  } else if (++refused_fd_unlogged_, now - refuse_logged_ >= kLogEvery) {
+    std::fprintf(stderr, "xmsg: tcp: rank %d: %zu more calls refused or left waiting: %s\n", rank_, refused_fd_unlogged_,
+                 why.c_str());
+    refused_fd_unlogged_ = 0;
+    refuse_logged_ = now;
+  }
+}
+
 void TcpTransport::handle_hello(Connection& c, const HandshakeMessage& m) {
+  if (c.refusing) return refuse_call(c, m);
   if (m.type != HandshakeType::kHello) return reject_unproven(c, "the first message was not a hello");
   Peer* p = peer_or_null(static_cast<int>(m.from));
   if (m.to != static_cast<uint32_t>(rank_) || !p)
@@ -355,23 +527,60 @@ void TcpTransport::handle_welcome(Connection& c, const HandshakeMessage& m) {
   if (m.type != HandshakeType::kWelcome || m.from != static_cast<uint32_t>(p.rank) || m.to != static_cast<uint32_t>(rank_) ||
       !digests_equal(m.mac, expected))
     return fail_peer(p, "the listener at " + p.address + " did not prove the job secret (not rank " + std::to_string(p.rank) + " of this job)");
+  // The listener may have given up on this call while we did not progress (its handshake
+  // deadline) and closed it behind the welcome: data sent now would meet a reset. Call again.
+  char probe;
+  const ssize_t peeked = ::recv(c.fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (peeked == 0 || (peeked < 0 && (errno == ECONNRESET || errno == EPIPE)))
+    return retry_call(c, "the listener closed our call right after its welcome");
   HandshakeMessage proof;
   proof.type = HandshakeType::kProof;
   proof.from = static_cast<uint32_t>(rank_);
   proof.to = m.from;
   proof.mac = secret_->connector_proof(proof.from, proof.to, m.nonce, c.my_nonce);
-  if (!send_handshake(c, proof)) return fail_peer(p, "sending the handshake proof failed: " + errno_text(errno));
+  if (!send_handshake(c, proof)) {
+    const int err = errno;
+    if (err == ECONNRESET || err == EPIPE) return retry_call(c, "the listener closed our call before our proof (" + errno_text(err) + ")");
+    return fail_peer(p, "sending the handshake proof failed: " + errno_text(err));
+  }
   p.outgoing = nullptr;
+  --calls_;
   c.state = ConnectionState::kEstablished;
   establish(p, c);
 }
 
 void TcpTransport::handle_reject(Connection& c, const HandshakeMessage& m) {
   Peer& p = *peer_or_null(c.peer);
+  if (m.reason == static_cast<uint32_t>(RejectReason::kNoFileDescriptors)) {
+    uint64_t soft = 0, hard = 0, open = 0;
+    uint32_t err = 0;
+    std::memcpy(&soft, m.nonce.data(), 8);
+    std::memcpy(&hard, m.nonce.data() + 8, 8);
+    std::memcpy(&open, m.mac.data(), 8);
+    std::memcpy(&err, m.mac.data() + 8, 4);
+    return fail_peer(p, "rank " + std::to_string(p.rank) + " cannot accept the call: " +
+                            (err == ENFILE ? "its node's file table is full (ENFILE, see /proc/sys/fs/file-max)"
+                                           : "it is out of file descriptors (EMFILE)") +
+                            ": `ulimit -n` there is " + limit_text(static_cast<rlim_t>(soft)) + " (hard limit " +
+                            limit_text(static_cast<rlim_t>(hard)) + ") with " + connections_text(open) +
+                            " open; raise `ulimit -n` for the job's ranks");
+  }
   if (m.reason != static_cast<uint32_t>(RejectReason::kSimultaneous) && m.reason != static_cast<uint32_t>(RejectReason::kDuplicate))
     return fail_peer(p, "the peer refused the connection (reason " + std::to_string(m.reason) + ")");
   // The peer's own call carries our queue once it is proven.
   close_connection(c);
+}
+
+void TcpTransport::retry_call(Connection& c, const std::string& cause) {
+  Peer& p = *peer_or_null(c.peer);
+  close_connection(c);
+  if (++p.calls_ended > kMaxCallRetries)
+    return fail_peer(p, cause + " (" + std::to_string(p.calls_ended) +
+                            " calls in a row ended before the handshake finished: the listener closed them, out of room for "
+                            "unproven callers or past its XMSG_TCP_HANDSHAKE_TIMEOUT_MS; see that rank's log)");
+  trace("rank %d: %s; calling again (%u)", p.rank, cause.c_str(), p.calls_ended);
+  // The peer's own call, if one is on its way, carries the queue instead.
+  if (!p.established && !p.outgoing && !p.incoming) start_connect(p);
 }
 
 void TcpTransport::establish(Peer& p, Connection& c) {
@@ -380,6 +589,7 @@ void TcpTransport::establish(Peer& p, Connection& c) {
     return;
   }
   p.established = &c;
+  p.calls_ended = 0;
   trace("connected to rank %d (%s), %s", p.rank, p.address.c_str(), c.remote == p.address ? "our call" : "its call");
   if (p.outgoing && p.outgoing != &c) close_connection(*p.outgoing);
   if (p.incoming && p.incoming != &c) close_connection(*p.incoming);
@@ -568,6 +778,17 @@ bool TcpTransport::parse_frames(Connection& c, MessageSink* sink, int& handled) 
           fail_peer(p, "protocol error: a push was announced before the previous one arrived");
           return false;
         }
+        // Bounded before anything is allocated for it: a peer cannot make this rank stage more
+        // than it would push itself, nor more than the message.
+        const uint64_t most = std::max({kPushAcceptFloor, uint64_t(config_.push_whole_message),
+                                        uint64_t(config_.push_large_message), uint64_t(config_.rendezvous_push)});
+        if (head > most || head > rts.handle.length || head == 0) {
+          fail_peer(p, "protocol error: rank " + std::to_string(p.rank) + " announced a pushed head of " + std::to_string(head) +
+                           " bytes for a message of " + std::to_string(rts.handle.length) +
+                           " bytes; this rank accepts 1 byte up to the message's length, at most " + std::to_string(most) +
+                           " (XMSG_TCP_PUSH_WHOLE, XMSG_TCP_PUSH_LARGE and XMSG_TCP_RNDV_PUSH must agree on every rank)");
+          return false;
+        }
         c.push.emplace();
         c.push->key = rts.handle.key;
         c.push->length = head;
@@ -721,8 +942,13 @@ bool TcpTransport::recv_guessing(Connection& c, std::span<std::byte> guess, bool
 
 bool TcpTransport::handle_recv_end(Connection& c, ssize_t n) {
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
-  std::string cause = n == 0 ? "end of stream (the peer exited or was killed)" : errno_text(errno);
-  if (c.unproven()) {
+  const int err = n == 0 ? 0 : errno;
+  std::string cause = n == 0 ? "end of stream (the peer exited or was killed)" : errno_text(err);
+  if (c.outgoing() && peer_or_null(c.peer) && (n == 0 || err == ECONNRESET || err == EPIPE)) {
+    // Closed before it answered our hello: the listener evicted our call or its deadline passed
+    // while we did not progress. A peer that really died refuses the next call outright.
+    retry_call(c, "the listener closed our call before the handshake finished (" + (n == 0 ? std::string("end of stream") : cause) + ")");
+  } else if (c.unproven()) {
     close_connection(c);
   } else if (c.state == ConnectionState::kEstablished && c.bye_received) {
     close_connection(c);  // orderly end
@@ -933,12 +1159,26 @@ bool TcpTransport::direct_poll_ok() const {
   return true;
 }
 
-void TcpTransport::expire_handshakes() {
-  if (unproven_ == 0) return;
-  auto now = std::chrono::steady_clock::now();
-  for (auto& c : connections_) {
-    if (c->unproven() && now >= c->deadline)
+void TcpTransport::expire_handshakes(MessageSink* sink, int& handled) {
+  if (unproven_ == 0 && calls_ == 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  // By index: a read below may reach the sink, whose sends may open connections.
+  for (size_t i = 0; i < connections_.size(); ++i) {
+    Connection* c = connections_[i].get();
+    if ((!c->unproven() && !c->outgoing()) || now < c->deadline) continue;
+    // This rank may itself not have progressed for a while: what arrived meanwhile counts.
+    if (c->state != ConnectionState::kConnecting) read_socket(*c, sink, handled);
+    if (c->unproven()) {
       reject_unproven(*c, "it did not prove the job secret within " + std::to_string(config_.handshake_timeout.count()) + " ms");
+    } else if (c->outgoing()) {
+      const bool connected = c->state == ConnectionState::kAwaitWelcome;
+      fail_peer(*peer_or_null(c->peer),
+                std::string(connected ? "it did not accept our call and answer its hello"
+                                      : "our call did not connect (TCP)") +
+                    " within " + std::to_string(config_.connect_timeout.count()) +
+                    " ms (XMSG_TCP_CONNECT_TIMEOUT_MS): that rank is hung or stopped, out of file descriptors, or has "
+                    "not called into xmsg for that long");
+    }
   }
 }
 
@@ -993,12 +1233,12 @@ int TcpTransport::drive(MessageSink* sink) {
   int n = ::epoll_wait(epoll_fd_, events, 64, 0);
   for (int i = 0; i < n; ++i) {
     if (events[i].data.ptr == nullptr) {
-      accept_all();
+      accept_all(sink, handled);
       continue;
     }
     handle_events(*static_cast<Connection*>(events[i].data.ptr), events[i].events, sink, handled);
   }
-  expire_handshakes();
+  expire_handshakes(sink, handled);
   // Connections closed above may still be named by later events of this batch: reap after.
   reap();
   return handled;

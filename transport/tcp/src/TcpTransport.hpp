@@ -6,6 +6,11 @@
 //     rejects the higher rank's kHello with kSimultaneous while its own call is in flight.
 //   * Data is only written on an authenticated connection; until then it waits in the peer's
 //     queue, so a rejected call loses nothing.
+//   * A call the listener closes before the handshake ends (it evicted the call to make room
+//     for other unproven callers, or its deadline passed while we did not progress) is made
+//     again, a few times; a call not answered within XMSG_TCP_CONNECT_TIMEOUT_MS fails the peer.
+//     Running out of descriptors is reported on both sides (see docs/tcp.md, "Limits,
+//     deadlines and eviction").
 #pragma once
 
 #include "Connection.hpp"
@@ -70,6 +75,7 @@ class TcpTransport final : public Transport {
     SendQueue queue;
     std::deque<PendingRead> reads;  // our read_remote()s, answered in this order
     uint64_t large_pushed = 0;      // bytes of large messages pushed whole and not released yet
+    unsigned calls_ended = 0;       // our calls the listener closed before the handshake ended, in a row
     bool failed = false;
     bool failure_reported = false;
     std::string failure;
@@ -77,7 +83,21 @@ class TcpTransport final : public Transport {
 
   Peer* peer_or_null(int rank);
   void open_listener();
-  void accept_all();
+  void accept_all(MessageSink* sink, int& handled);
+  // accept4 failed with EMFILE/ENFILE (`err`): takes the call on the spare descriptor, and once
+  // its hello names the caller refuses it with kNoFileDescriptors (refuse_call), so the caller
+  // fails this rank with a message instead of waiting; false when accepting must stop for now.
+  bool refuse_for_descriptors(int err);
+  void refuse_call(Connection& c, const HandshakeMessage& hello);
+  void log_refusal(int err, const std::string& caller, const char* outcome);
+  // Room for one more caller: closes the oldest unproven one (after a last look at its socket),
+  // logging `why` (rate-limited); false when there was none to close.
+  bool evict_oldest_unproven(MessageSink* sink, int& handled, const std::string& why);
+  // The listener closed our call before the handshake ended (evicted, or its deadline passed
+  // while we did not progress): a live peer takes a new call; fails the peer after a few.
+  void retry_call(Connection& c, const std::string& cause);
+  // Live (not closed) connections, for messages.
+  size_t open_connections() const;
   // Reads the peer's published address on first use; false (peer failed) when it is bad.
   bool resolve_address(Peer& p);
   void start_connect(Peer& p);
@@ -122,7 +142,7 @@ class TcpTransport final : public Transport {
   void fail_peer(Peer& p, const std::string& cause);
   void reject_unproven(Connection& c, const std::string& why);
   void report_failures(MessageSink& sink);
-  void expire_handshakes();
+  void expire_handshakes(MessageSink* sink, int& handled);
   bool direct_poll_ok() const;
   void reap();
   // Puts connections that progress() polls by recv back into the epoll set.
@@ -139,13 +159,18 @@ class TcpTransport final : public Transport {
   std::optional<JobSecret> secret_;
   std::vector<std::unique_ptr<Peer>> peers_;  // by world rank; null when not served by tcp
   std::vector<std::unique_ptr<Connection>> connections_;
-  size_t unproven_ = 0;  // connections with a deadline
+  size_t unproven_ = 0;  // accepted connections with a deadline
+  size_t calls_ = 0;     // our calls before their handshake ended (connect deadline)
+  int spare_fd_ = -1;    // released to accept (and refuse) a call when out of descriptors
   bool connected_ = false;
   bool disconnected_ = false;
   bool in_progress_ = false;
   unsigned drive_calls_ = 0;
   bool failures_pending_ = false;
   size_t rejected_ = 0;
+  size_t evicted_ = 0, evicted_unlogged_ = 0;       // unproven callers closed to make room
+  size_t refused_fd_ = 0, refused_fd_unlogged_ = 0;  // calls refused for lack of descriptors
+  std::chrono::steady_clock::time_point evict_logged_{}, refuse_logged_{};
   std::unordered_map<uint64_t, std::span<const std::byte>> exposed_;  // by MemoryHandle.key
   // Pushed heads whose RTS was not matched when they arrived, by (peer, key).
   std::map<std::pair<int, uint64_t>, std::vector<std::byte>> pushed_;
