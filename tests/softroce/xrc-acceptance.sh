@@ -35,6 +35,19 @@ pair() {
   done
   wait $spid
   sstatus=$?
+  # Seen once in 20-odd runs (a clean-clone CI, 2026-12-01): rdma_xserver got its message and
+  # ended 0 while rdma_xclient, its data delivered, never returned (exit 124 from timeout),
+  # likely waiting in rdma_disconnect for a peer already gone. Not understood yet (issue 16's
+  # follow-up): the whole pair runs once more, and says so; a second failure fails the test.
+  if [ $sstatus -eq 0 ] && [ $cstatus -eq 124 ] && [ -z "${retried:-}" ]; then
+    echo "xrc-acceptance: $name: server done, client hung after it (exit 124); running the pair once more"
+    sed "s/^/  $name client (first run): /" "$log/$name.client"
+    retried=1
+    ran=${ran% $name}
+    pair "$name" "$server" "$client"
+    retried=
+    return
+  fi
   if [ $cstatus -eq 0 ] && [ $sstatus -eq 0 ]; then
     echo "xrc-acceptance: $name: PASS"
     tail -n 3 "$log/$name.client" | sed "s/^/  $name client: /"
