@@ -897,16 +897,21 @@ void slowcaller() {
 // Issue 19 #2: the secret comes from XMSG_JOB_SECRET_FILE when it is set.
 void secretfile(unsigned mode) {
   const std::string secret = "0123456789abcdef0123456789abcdef";
+  // In the job's private directory when the launcher gives one: it goes with the job even when
+  // the launcher ends this rank before the destructor runs (the 0644 case fails every rank).
   struct TempFile {
-    char dir[64] = "/tmp/xmsg-secret-test-XXXXXX";
+    std::string dir;
     std::string path;
     ~TempFile() {
       if (!path.empty()) ::unlink(path.c_str());
-      ::rmdir(dir);
+      if (!dir.empty()) ::rmdir(dir.c_str());
     }
   } file;
-  check(::mkdtemp(file.dir) != nullptr, "mkdtemp failed");
-  file.path = std::string(file.dir) + "/secret";
+  const char* job_dir = std::getenv("XMSG_JOB_TMPDIR");
+  std::string pattern = std::string(job_dir != nullptr && *job_dir != '\0' ? job_dir : "/tmp") + "/xmsg-secret-test-XXXXXX";
+  check(::mkdtemp(pattern.data()) != nullptr, "mkdtemp failed");
+  file.dir = pattern;
+  file.path = file.dir + "/secret";
   int fd = ::open(file.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   check(fd >= 0, "cannot create " + file.path);
   check(::write(fd, secret.data(), secret.size()) == static_cast<ssize_t>(secret.size()), "short write");
