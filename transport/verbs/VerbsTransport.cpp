@@ -388,13 +388,8 @@ VerbsTransport::Route* VerbsTransport::route_to(int peer) {
   const WireUpCard* card = card_of(peer, error);
   if (card == nullptr) {
     // No QP to hang the route on: a failed route on a failed placeholder link.
-    const int index = static_cast<int>(qps_.size());
-    QpState dead;
-    dead.state = LinkState::failed;
-    dead.failure = error;
-    qps_.push_back(std::move(dead));
     Route& route = routes_[peer];
-    route.qp_index = index;
+    route.qp_index = add_failed_link(error);
     fail_peer(peer, error, nullptr);
     return &route;
   }
@@ -446,12 +441,7 @@ int VerbsTransport::open_link(int key, int responder, const WireUpCard& card) {
                                    "rank " + std::to_string(responder) + " (node " + std::to_string(card.node) + ")");
     index = add_qp(std::move(qp));
   } catch (const VerbsError& e) {
-    QpState dead;
-    dead.state = LinkState::failed;
-    dead.failure = e.what();
-    qps_.push_back(std::move(dead));
-    links_[key] = static_cast<int>(qps_.size()) - 1;
-    return links_[key];
+    return links_[key] = add_failed_link(e.what());
   }
   links_[key] = index;
   QpState& state = qps_[static_cast<std::size_t>(index)];
@@ -469,6 +459,14 @@ int VerbsTransport::open_link(int key, int responder, const WireUpCard& card) {
     state.failure = e.what();
   }
   return index;
+}
+
+int VerbsTransport::add_failed_link(std::string reason) {
+  QpState dead;
+  dead.state = LinkState::failed;
+  dead.failure = std::move(reason);
+  qps_.push_back(std::move(dead));
+  return static_cast<int>(qps_.size()) - 1;
 }
 
 void VerbsTransport::fail_link(int qp_index, const std::string& reason) {
@@ -755,9 +753,6 @@ void VerbsTransport::fail_peer(int peer, const std::string& reason, MessageSink*
 int VerbsTransport::progress(MessageSink& sink) {
   if (!cq_) return 0;
   int handled = 0;
-  for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
-  failures_to_report_.clear();
-
   // A read() or a clock read per call would cost more than the CQ poll; both are rare needs.
   // Connection requests are looked for (one accept4) when kConnectionPollInterval has passed,
   // the clock read every 16 calls: a call count alone would make a rank that yields between
@@ -769,10 +764,11 @@ int VerbsTransport::progress(MessageSink& sink) {
     if (cm_->in_flight() > 0 || now - last_connection_poll_ >= kConnectionPollInterval) {
       last_connection_poll_ = now;
       handled += cm_->poll(*this);
-      for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
-      failures_to_report_.clear();
     }
   }
+  // Failures found outside progress (try_send, read_remote) or by the connection manager.
+  for (auto& [peer, message] : failures_to_report_) sink.on_peer_failure(peer, message);
+  failures_to_report_.clear();
   if ((progress_calls_ & 1023) == 0) {
     drain_async_events(sink);
     probe_quiet_peers();

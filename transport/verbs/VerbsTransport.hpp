@@ -138,6 +138,8 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   const WireUpCard* card_of(int peer, std::string& error);
   int open_link(int key, int responder, const WireUpCard& card);
   void fail_link(int qp_index, const std::string& reason);
+  // A link that could not be made: no QP, state failed; its index in qps_.
+  int add_failed_link(std::string reason);
   int add_qp(std::unique_ptr<QueuePair> qp);
   RemoteEndpoint endpoint(const ConnectionMessage& message) const;
   ConnectionMessage message_template(ConnectionMessageKind kind, int to_rank) const;
