@@ -1,5 +1,7 @@
 #include "NodeServer.hpp"
 
+#include <xmsg/bootstrap/parameters.hpp>
+
 #include "Cleanup.hpp"
 #include "Netns.hpp"
 #include "PmixServer.hpp"
@@ -135,7 +137,7 @@ void NodeServer::run() {
     auto t2 = Clock::now();
     spawn_ranks();
     auto t3 = Clock::now();
-    if (std::getenv("XMSG_LAUNCHER_TRACE")) {
+    if (params::flag("XMSG_LAUNCHER_TRACE")) {
       auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
       std::fprintf(stderr, "xmsgrun[trace]: node %d: PMIx_server_init %.1f ms, register %.1f ms, spawn %.1f ms\n",
                    node_, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2));

@@ -2,8 +2,9 @@
 //   1. version and build configuration (from CMake, see tools/CMakeLists.txt);
 //   2. the transports built in and whether each is usable here, with why not when not;
 //   3. the node's topology as hwloc sees it, and where each RDMA device sits in it;
-//   4. the XMSG_* variables set in the environment. There is no declared parameter table with
-//      defaults yet (issue 20): the tool says so rather than invent one.
+//   4. the XMSG_* variables set in the environment;
+//   5. every declared parameter (bootstrap's table) with its value and where it came from, and
+//      the XMSG_* variables no table declares.
 // Text by default, --json for one JSON object with the same content (docs/xmsg_info.md).
 //
 // The verbs verdict is the transport's own: xmsg::verbs::Device::open / open_default (the same
@@ -11,6 +12,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <xmsg/bootstrap/parameters.hpp>
 
 #include <arpa/inet.h>
 #include <hwloc.h>
@@ -99,10 +102,6 @@ std::vector<std::string> split(std::string_view text, char sep) {
 
 bool on(std::string_view v) { return v == "1" || v == "ON" || v == "TRUE"; }
 
-std::string env_or(const char* name, std::string fallback = {}) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
-}
 
 std::string human_bytes(double bytes) { return xmsg::tools::human_bytes(bytes, 1); }
 
@@ -139,8 +138,12 @@ json build_info(const std::vector<std::string>& built) {
 volatile std::uint64_t cma_probe_word = 0x786d7367;  // "xmsg"
 
 std::pair<bool, std::string> probe_cma() {
-  const std::string wanted = env_or("XMSG_SHM_CMA");
-  if (wanted == "0" || wanted == "off") return {false, "disabled by XMSG_SHM_CMA=" + wanted};
+  try {
+    if (!xmsg::params::flag("XMSG_SHM_CMA"))
+      return {false, "disabled by XMSG_SHM_CMA=" + xmsg::params::raw("XMSG_SHM_CMA").value_or("")};
+  } catch (const xmsg::params::ParameterError& e) {
+    return {false, e.what()};
+  }
   std::fflush(nullptr);
   const pid_t parent = getpid();
   const pid_t child = fork();
@@ -232,7 +235,7 @@ json tcp_info(bool built) {
     if (!i.loopback) interfaces.push_back({{"name", i.name}, {"address", i.address}, {"up", i.up}});
   }
   j["interfaces"] = interfaces;
-  const std::string choice = env_or("XMSG_TCP_IF");
+  const std::string choice = xmsg::params::text("XMSG_TCP_IF");
   in_addr probe{};
   std::string listen, why_listen;
   if (!choice.empty() && inet_pton(AF_INET, choice.c_str(), &probe) == 1) {
@@ -363,14 +366,19 @@ json device_locality(hwloc_topology_t topology, ibv_device* device) {
 
 // VerbsTransport's choose_mode (transport/verbs/VerbsTransport.cpp), without its throw.
 std::pair<std::string, std::string> verbs_mode(const xmsg::verbs::Device& device) {
-  const std::string wanted = env_or("XMSG_VERBS_MODE", "auto");
+  std::string wanted;
+  try {
+    wanted = xmsg::params::choice("XMSG_VERBS_MODE");
+  } catch (const xmsg::params::ParameterError& e) {
+    return {"", e.what()};
+  }
   if (wanted == "auto") return {device.supports_xrc() ? "xrc" : "rc", ""};
   if (wanted == "rc") return {"rc", ""};
   if (wanted == "xrc") {
     if (device.supports_xrc()) return {"xrc", ""};
     return {"", "XMSG_VERBS_MODE=xrc but " + device.label() + " lacks IBV_DEVICE_XRC (use rc or auto)"};
   }
-  return {"", "XMSG_VERBS_MODE: expected auto, xrc or rc, got '" + wanted + "'"};
+  return {"", "XMSG_VERBS_MODE='" + wanted + "': not auto, xrc or rc"};
 }
 
 json verbs_info(bool built, hwloc_topology_t topology, json& localities) {
@@ -521,9 +529,73 @@ json environment_info() {
   return j;
 }
 
-constexpr const char* kParametersNote =
-    "no declared parameter table with defaults yet (issue 20); only the XMSG_* variables set in the "
-    "environment are listed; each transport's variables and defaults are in docs/<transport>.md";
+// ---- 5. parameters (bootstrap/src/parameter_table.cpp) ---------------------------------------
+
+json parameters_info() {
+  namespace params = xmsg::params;
+  json declared = json::array();
+  for (const params::Parameter& p : params::table()) {
+    json j = {{"name", p.name},
+              {"layer", params::to_string(p.layer)},
+              {"type", params::to_string(p.type)},
+              {"default", p.default_value},
+              {"accepts", params::accepted(p)},
+              {"doc", p.doc},
+              {"source", params::source(p.name)},
+              {"value", nullptr}};
+    if (auto value = params::raw(p.name)) {
+      j["value"] = *value;
+      try {
+        params::check_value(p, *value);
+      } catch (const params::ParameterError& e) {
+        j["error"] = e.what();
+      }
+    }
+    declared.push_back(std::move(j));
+  }
+  json unknown = json::array();
+  for (const auto& u : params::unknown_variables(environ))
+    unknown.push_back({{"name", u.name}, {"nearest", u.nearest}, {"message", params::describe(u)}});
+  return {{"declared", std::move(declared)}, {"unknown", std::move(unknown)}};
+}
+
+// The rows of one layer's parameter table in docs/ (between `<!-- parameters:LAYER -->`
+// markers); the contract test docs_parameters compares every page with this.
+int print_parameters_markdown(const std::string& layer) {
+  namespace params = xmsg::params;
+  bool any = false;
+  fmt::print("| Variable | Default | Accepts | Meaning |\n|---|---|---|---|\n");
+  for (const params::Parameter& p : params::table()) {
+    if (params::to_string(p.layer) != layer) continue;
+    any = true;
+    fmt::print("| `{}` | {} | {} | {} |\n", p.name, p.default_value.empty() ? "unset" : fmt::format("`{}`", p.default_value),
+               params::accepted(p), p.doc);
+  }
+  if (!any) {
+    std::fprintf(stderr, "xmsg_info: --parameters-markdown: no parameter of layer '%s'\n", layer.c_str());
+    return kUsageError;
+  }
+  return 0;
+}
+
+void print_parameters(const json& parameters, bool with_docs) {
+  fmt::print("parameters (XMSG_*: value, and where it came from)\n");
+  std::string layer;
+  for (const auto& p : parameters.at("declared")) {
+    if (p.at("layer") != layer) {
+      layer = p.at("layer");
+      fmt::print("  [{}]\n", layer);
+    }
+    const bool set = !p.at("value").is_null();
+    const std::string fallback = p.at("default").get<std::string>();
+    const std::string value = set ? p.at("value").get<std::string>() : fallback.empty() ? "(unset)" : fallback;
+    fmt::print("    {}={}{}{}\n", p.at("name").get<std::string>(), value, set ? "  (environment)" : "",
+               p.contains("error") ? "  ERROR: " + p.at("error").get<std::string>() : "");
+    if (with_docs)
+      fmt::print("        {}; {}\n", p.at("doc").get<std::string>(), p.at("accepts").get<std::string>());
+  }
+  for (const auto& u : parameters.at("unknown")) fmt::print("  warning: {}\n", u.at("message").get<std::string>());
+}
 
 // ---- text output ------------------------------------------------------------------------------
 
@@ -640,7 +712,7 @@ void print_text(const json& info) {
   if (env.empty()) fmt::print("  (none)\n");
   for (const auto& [name, value] : env.items()) fmt::print("  {}={}\n", name, value.get<std::string>());
 
-  fmt::print("parameters\n  {}\n", info.at("parameters").at("note").get<std::string>());
+  print_parameters(info.at("parameters"), false);
 }
 
 }  // namespace
@@ -649,7 +721,14 @@ int main(int argc, char** argv) {
   CLI::App app{"xmsg_info: what this xmsg installation can do on this node (version, transports, topology, "
                "XMSG_* environment)"};
   bool as_json = false;
+  bool only_parameters = false;
+  std::string markdown_layer;
   app.add_flag("--json", as_json, "print one JSON object");
+  app.add_flag("--parameters", only_parameters,
+               "print only the parameters, each with its meaning and what it accepts (with --json: only them)");
+  app.add_option("--parameters-markdown", markdown_layer,
+                 "print one layer's parameter table as Markdown, as docs/ holds it (runtime, collectives, shm, tcp, "
+                 "verbs, launcher)");
   app.set_version_flag("--version", std::string("xmsg ") + XMSG_INFO_VERSION);
 
   try {
@@ -661,6 +740,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "xmsg_info: %s\n", e.what());
     return kUsageError;
+  }
+
+  if (!markdown_layer.empty()) return print_parameters_markdown(markdown_layer);
+  if (only_parameters) {
+    const json parameters = parameters_info();
+    if (as_json) {
+      std::puts(parameters.dump(2).c_str());
+    } else {
+      print_parameters(parameters, true);
+    }
+    return 0;
   }
 
   try {
@@ -684,7 +774,7 @@ int main(int argc, char** argv) {
     info["topology"] = topology_info(topology);
     info["topology"]["rdma_devices"] = localities;
     info["environment"] = environment_info();
-    info["parameters"] = {{"declared", false}, {"note", kParametersNote}};
+    info["parameters"] = parameters_info();
 
     if (as_json) {
       std::puts(info.dump(2).c_str());

@@ -35,6 +35,8 @@
 //   gatherv, scatterv: linear; allgatherv: ring.
 #include "algorithm_selection.hpp"
 
+#include <xmsg/bootstrap/parameters.hpp>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,23 +47,11 @@
 namespace xmsg::coll {
 namespace {
 
-int64_t env_bytes(const char* name, int64_t fallback) {
-  const char* text = std::getenv(name);
-  if (!text || !*text) return fallback;
-  char* end = nullptr;
-  long long value = std::strtoll(text, &end, 10);
-  if (end == text || value < 0) return fallback;
-  if (*end == 'k' || *end == 'K') value <<= 10;
-  else if (*end == 'm' || *end == 'M') value <<= 20;
-  else if (*end == 'g' || *end == 'G') value <<= 30;
-  return value;
-}
+// Ranges and defaults are the table's (bootstrap/src/parameter_table.cpp).
+int64_t setting(const char* name) { return params::integer(name); }
 
 bool tracing() {
-  static const bool on = [] {
-    const char* text = std::getenv("XMSG_COLL_TRACE");
-    return text && *text && std::strcmp(text, "0") != 0;
-  }();
+  static const bool on = params::flag("XMSG_COLL_TRACE");
   return on;
 }
 
@@ -75,36 +65,32 @@ int traced(const Comm& c, const char* collective, const char* algorithm, int64_t
 
 Thresholds load() {
   Thresholds t;
-  t.node_aware = env_bytes("XMSG_COLL_NODE_AWARE", 1) != 0;
-  t.shm = env_bytes("XMSG_COLL_SHM", 1) != 0;
-  t.shm_slot = std::max<int64_t>(env_bytes("XMSG_COLL_SHM_SLOT", 8 << 10), 128);
-  t.shm_bcast_max = env_bytes("XMSG_COLL_SHM_BCAST_MAX", 8 << 10);
-  const char* barrier = std::getenv("XMSG_COLL_SHM_BARRIER");
-  t.shm_barrier = ShmBarrier::kAuto;
-  if (barrier && std::strcmp(barrier, "all") == 0) t.shm_barrier = ShmBarrier::kAll;
-  else if (barrier && std::strcmp(barrier, "rooted") == 0) t.shm_barrier = ShmBarrier::kRooted;
-  else if (barrier && *barrier && std::strcmp(barrier, "auto") != 0)
-    std::fprintf(stderr, "xmsg: XMSG_COLL_SHM_BARRIER='%s' is not auto, rooted or all; using auto\n", barrier);
-  t.pipe_chunk = std::clamp<int64_t>(env_bytes("XMSG_COLL_PIPE_CHUNK", 64 << 10), 4096, int64_t{1} << 30);
-  t.pipe_chunks = std::clamp<int64_t>(env_bytes("XMSG_COLL_PIPE_CHUNKS", 16), 1, 1024);
-  t.pipe_bcast_max = env_bytes("XMSG_COLL_PIPE_BCAST_MAX", int64_t{1} << 40);
-  t.pipe_allreduce_max = env_bytes("XMSG_COLL_PIPE_ALLREDUCE_MAX", int64_t{1} << 40);
-  t.pipe_alltoall_max = env_bytes("XMSG_COLL_PIPE_ALLTOALL_MAX", int64_t{1} << 40);
-  t.cma_bcast_min = env_bytes("XMSG_COLL_CMA_BCAST_MIN", 128 << 10);
-  t.cma_allreduce_min = env_bytes("XMSG_COLL_CMA_ALLREDUCE_MIN", 128 << 10);
-  t.cma_alltoall_min = env_bytes("XMSG_COLL_CMA_ALLTOALL_MIN", 128 << 10);
-  t.barrier_linear_max = env_bytes("XMSG_COLL_BARRIER_LINEAR_MAX", 8);
-  t.bcast_flat_max = env_bytes("XMSG_COLL_BCAST_FLAT_MAX", int64_t{1} << 40);
-  t.reduce_flat_max = env_bytes("XMSG_COLL_REDUCE_FLAT_MAX", 1 << 20);
-  t.allreduce_flat_max = env_bytes("XMSG_COLL_ALLREDUCE_FLAT_MAX", 1 << 20);
-  t.alltoall_bruck_ranks = env_bytes("XMSG_COLL_ALLTOALL_BRUCK_RANKS", 16);
-  t.bcast_large = env_bytes("XMSG_COLL_BCAST_LARGE", 64 << 10);
-  t.allreduce_large = env_bytes("XMSG_COLL_ALLREDUCE_LARGE", 16 << 10);
-  t.allgather_large = env_bytes("XMSG_COLL_ALLGATHER_LARGE", 8 << 10);
-  t.alltoall_small = env_bytes("XMSG_COLL_ALLTOALL_SMALL", 256);
-  t.alltoall_large = env_bytes("XMSG_COLL_ALLTOALL_LARGE", 32 << 10);
-  t.alltoall_flat_max = env_bytes("XMSG_COLL_ALLTOALL_FLAT_MAX", int64_t{1} << 40);
-  t.gather_small = env_bytes("XMSG_COLL_GATHER_SMALL", 16 << 10);
+  t.node_aware = params::flag("XMSG_COLL_NODE_AWARE");
+  t.shm = params::flag("XMSG_COLL_SHM");
+  t.shm_slot = setting("XMSG_COLL_SHM_SLOT");
+  t.shm_bcast_max = setting("XMSG_COLL_SHM_BCAST_MAX");
+  const std::string barrier = params::choice("XMSG_COLL_SHM_BARRIER");
+  t.shm_barrier = barrier == "all" ? ShmBarrier::kAll : barrier == "rooted" ? ShmBarrier::kRooted : ShmBarrier::kAuto;
+  t.pipe_chunk = setting("XMSG_COLL_PIPE_CHUNK");
+  t.pipe_chunks = setting("XMSG_COLL_PIPE_CHUNKS");
+  t.pipe_bcast_max = setting("XMSG_COLL_PIPE_BCAST_MAX");
+  t.pipe_allreduce_max = setting("XMSG_COLL_PIPE_ALLREDUCE_MAX");
+  t.pipe_alltoall_max = setting("XMSG_COLL_PIPE_ALLTOALL_MAX");
+  t.cma_bcast_min = setting("XMSG_COLL_CMA_BCAST_MIN");
+  t.cma_allreduce_min = setting("XMSG_COLL_CMA_ALLREDUCE_MIN");
+  t.cma_alltoall_min = setting("XMSG_COLL_CMA_ALLTOALL_MIN");
+  t.barrier_linear_max = setting("XMSG_COLL_BARRIER_LINEAR_MAX");
+  t.bcast_flat_max = setting("XMSG_COLL_BCAST_FLAT_MAX");
+  t.reduce_flat_max = setting("XMSG_COLL_REDUCE_FLAT_MAX");
+  t.allreduce_flat_max = setting("XMSG_COLL_ALLREDUCE_FLAT_MAX");
+  t.alltoall_bruck_ranks = setting("XMSG_COLL_ALLTOALL_BRUCK_RANKS");
+  t.bcast_large = setting("XMSG_COLL_BCAST_LARGE");
+  t.allreduce_large = setting("XMSG_COLL_ALLREDUCE_LARGE");
+  t.allgather_large = setting("XMSG_COLL_ALLGATHER_LARGE");
+  t.alltoall_small = setting("XMSG_COLL_ALLTOALL_SMALL");
+  t.alltoall_large = setting("XMSG_COLL_ALLTOALL_LARGE");
+  t.alltoall_flat_max = setting("XMSG_COLL_ALLTOALL_FLAT_MAX");
+  t.gather_small = setting("XMSG_COLL_GATHER_SMALL");
   return t;
 }
 
@@ -117,8 +103,7 @@ const Thresholds& thresholds() {
 
 bool oversubscribed() {
   static const bool answer = [] {
-    const char* forced = std::getenv("XMSG_COLL_OVERSUBSCRIBED");
-    if (forced && *forced) return std::strcmp(forced, "0") != 0;
+    if (auto forced = params::flag_if_set("XMSG_COLL_OVERSUBSCRIBED")) return *forced;
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     return cpus > 0 && most_world_ranks_on_one_node() > cpus;
   }();

@@ -19,6 +19,7 @@
 // take seconds to notice among yielding ranks on a loaded machine); every 256 polls it asks
 // whether a peer was found dead, so a killed rank ends the collective with
 // XMSG_ERR_PEER_FAILED instead of a hang.
+#include <xmsg/bootstrap/parameters.hpp>
 #include <xmsg/transport/shm/NodeCollectiveRegion.hpp>
 
 #include <algorithm>
@@ -139,13 +140,7 @@ bool set_up(const Comm& c, NodeShm* s) {
   return mine == kSetupOk;
 }
 
-bool cma_wanted() {
-  for (const char* name : {"XMSG_COLL_CMA", "XMSG_SHM_CMA"}) {
-    const char* text = std::getenv(name);
-    if (text && (std::strcmp(text, "0") == 0 || std::strcmp(text, "off") == 0)) return false;
-  }
-  return true;
-}
+bool cma_wanted() { return params::flag("XMSG_COLL_CMA") && params::flag("XMSG_SHM_CMA"); }
 
 // Every rank probes a CMA read from every peer (their pids are in the region: each published
 // its own before answering rank 0), rank 0 collects the answers and sends the verdict, so all

@@ -1,11 +1,13 @@
 #include "World.hpp"
 
+#include <xmsg/bootstrap/parameters.hpp>
 #include <xmsg/transport/registry.hpp>
 #include <xmsg/transport/selector.hpp>
 
 #include "xmsg_internal.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sched.h>
@@ -21,26 +23,6 @@ World* World::current = nullptr;
 
 namespace {
 
-uint64_t env_size(const char* name, uint64_t dflt) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  char* end = nullptr;
-  unsigned long long x = std::strtoull(v, &end, 0);
-  if (end == v) throw std::invalid_argument(std::string(name) + "='" + v + "' is not a number");
-  if (*end == 'k' || *end == 'K') x <<= 10;
-  else if (*end == 'm' || *end == 'M') x <<= 20;
-  return x;
-}
-
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v && std::strcmp(v, "0") != 0 && std::strcmp(v, "off") != 0;
-}
-
-// Default thresholds, set by measurement on a 2-core x86 (see docs/shm.md).
-constexpr uint64_t kDefaultEagerLimit = 65536;
-constexpr uint64_t kDefaultFragment = 65536;
-constexpr uint64_t kDefaultSplit = 65536;
 // WireHeader.flags of CTS/FIN in the split-copy rendezvous.
 constexpr uint8_t kSplitFlag = 1;
 
@@ -55,11 +37,15 @@ World::World() : matching_(1) {
   dead_.assign(size_, 0);
   dead_reason_.assign(size_, {});
 
-  // Settings are checked before the collective wire-up so a bad value fails every rank alike.
+  // Settings are checked before the collective wire-up so a bad value fails every rank alike:
+  // all of them, whichever layer reads them later (docs: every page's parameter table).
+  params::check_environment();
+  if (rank_ == 0)
+    for (const auto& unknown : params::unknown_variables(environ))
+      std::fprintf(stderr, "xmsg: warning: %s\n", params::describe(unknown).c_str());
   // Waiting: spin while every rank has a core; when oversubscribed, spin briefly then yield.
-  const char* policy = std::getenv("XMSG_WAIT_POLICY");
-  std::string pol = policy ? policy : "auto";
-  const unsigned spin = static_cast<unsigned>(env_size("XMSG_SPIN_COUNT", 32));
+  const std::string pol = params::choice("XMSG_WAIT_POLICY");
+  const unsigned spin = static_cast<unsigned>(params::integer("XMSG_SPIN_COUNT"));
   if (pol == "spin") {
     spin_limit_ = ~0u;
   } else if (pol == "yield") {
@@ -73,19 +59,17 @@ World::World() : matching_(1) {
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus > 0 && online > cpus) cpus = online;
     spin_limit_ = (cpus > 0 && boot_->local_size() > cpus) ? spin : ~0u;
-  } else {
-    throw std::invalid_argument("XMSG_WAIT_POLICY='" + pol + "' (expected spin, yield or auto)");
   }
 
-  const uint64_t eager = env_size("XMSG_EAGER_LIMIT", kDefaultEagerLimit);
-  const uint64_t fragment = env_size("XMSG_RNDV_FRAGMENT", kDefaultFragment);
-  force_cts_ = env_flag("XMSG_RNDV_NO_READ");
-  const uint64_t split = env_size("XMSG_RNDV_SPLIT", kDefaultSplit);
+  const auto eager = static_cast<uint64_t>(params::integer("XMSG_EAGER_LIMIT"));
+  const auto fragment = static_cast<uint64_t>(params::integer("XMSG_RNDV_FRAGMENT"));
+  force_cts_ = params::flag("XMSG_RNDV_NO_READ");
+  const auto split = static_cast<uint64_t>(params::integer("XMSG_RNDV_SPLIT"));
   // Transports: instantiate the wanted ones in a fixed order (connect() is collective).
   std::vector<std::string> built;
   for (const auto& f : transport::built_transports()) built.emplace_back(f.name);
-  const char* pref = std::getenv("XMSG_TRANSPORTS");
-  transport::TransportSelector selector(pref ? pref : "", built);
+  const std::string pref = params::text("XMSG_TRANSPORTS");
+  transport::TransportSelector selector(pref, built);
   std::vector<std::string> available;
   if (size_ > 1) {
     for (const auto& name : selector.wanted(boot_->num_nodes())) {
@@ -106,7 +90,7 @@ World::World() : matching_(1) {
     auto choice = selector.choose(boot_->node_of(p) == my_node, available);
     if (!choice)
       throw std::runtime_error("no transport reaches rank " + std::to_string(p) + " (XMSG_TRANSPORTS=" +
-                               (pref ? pref : "<default>") + ")");
+                               (pref.empty() ? "<default>" : pref) + ")");
     for (size_t i = 0; i < transports_.size(); ++i)
       if (transports_[i]->name() == *choice) {
         assigned[i].push_back(p);

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -40,7 +41,7 @@ TEST(InfoTool, TextRunsAndNamesEverySection) {
   const auto r = run_info("");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   for (const char* want : {"version", "transports", "shm   :", "tcp   :", "verbs :", "topology", "cores",
-                           "environment", "parameters", "no declared parameter table"}) {
+                           "environment", "parameters", "[runtime]", "XMSG_EAGER_LIMIT=64K", "[verbs]"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << "missing '" << want << "' in:\n" << r.out;
   }
 }
@@ -68,7 +69,53 @@ TEST(InfoTool, JsonHasVersionTransportsTopology) {
   EXPECT_GE(topo.at("pus").get<int>(), topo.at("cores").get<int>()) << topo.dump();
   EXPECT_GE(topo.at("numa_nodes").get<int>(), 1) << topo.dump();
   EXPECT_TRUE(topo.at("rdma_devices").is_array());
-  EXPECT_FALSE(j.at("parameters").at("declared").get<bool>());
+  EXPECT_TRUE(j.at("parameters").at("declared").is_array());
+}
+
+// Every parameter of the table, each with its default, what it accepts, its documentation and
+// where its value came from; a malformed value and an undeclared XMSG_* name are reported.
+TEST(InfoTool, JsonNamesEveryDeclaredParameter) {
+  const auto j = info_json("XMSG_EAGER_LIMIT=16K XMSG_SHM_QUEUE_BYTES=1x XMSG_TRANSPORT=tcp");
+  const auto& declared = j.at("parameters").at("declared");
+  std::set<std::string> names;
+  for (const auto& p : declared) {
+    const std::string name = p.at("name");
+    names.insert(name);
+    for (const char* field : {"layer", "type", "default", "accepts", "doc", "source"})
+      EXPECT_TRUE(p.contains(field)) << name << " lacks " << field;
+    EXPECT_FALSE(p.at("doc").get<std::string>().empty()) << name;
+  }
+  EXPECT_GE(names.size(), 60u);
+  for (const char* name : {"XMSG_TRANSPORTS", "XMSG_EAGER_LIMIT", "XMSG_COLL_SHM_SLOT", "XMSG_SHM_QUEUE_BYTES",
+                           "XMSG_TCP_POLL", "XMSG_VERBS_CONNECT", "XMSG_JOB_TMPDIR", "XMSG_LAUNCHER_TRACE"})
+    EXPECT_TRUE(names.contains(name)) << name;
+  for (const auto& p : declared) {
+    if (p.at("name") == "XMSG_EAGER_LIMIT") {
+      EXPECT_EQ(p.at("value"), "16K");
+      EXPECT_EQ(p.at("source"), "environment");
+      EXPECT_FALSE(p.contains("error")) << p.dump();
+    }
+    if (p.at("name") == "XMSG_SHM_QUEUE_BYTES") {
+      EXPECT_NE(p.at("error").get<std::string>().find("XMSG_SHM_QUEUE_BYTES='1x': expected bytes in 64K..1G"),
+                std::string::npos) << p.dump();
+    }
+    if (p.at("name") == "XMSG_TCP_POLL") {
+      EXPECT_TRUE(p.at("value").is_null());
+      EXPECT_EQ(p.at("source"), "default");
+      EXPECT_EQ(p.at("default"), "recv");
+    }
+  }
+  const auto& unknown = j.at("parameters").at("unknown");
+  ASSERT_EQ(unknown.size(), 1u) << unknown.dump();
+  EXPECT_EQ(unknown[0].at("name"), "XMSG_TRANSPORT");
+  EXPECT_EQ(unknown[0].at("nearest"), "XMSG_TRANSPORTS");
+  const auto only = run_info("--parameters", "XMSG_TRANSPORT=tcp");
+  EXPECT_EQ(only.exit_code, 0) << only.out;
+  EXPECT_NE(only.out.find("did you mean XMSG_TRANSPORTS?"), std::string::npos) << only.out;
+  EXPECT_EQ(only.out.find("topology"), std::string::npos) << "--parameters prints only them";
+  const auto bad_layer = run_info("--parameters-markdown nosuchlayer");
+  EXPECT_EQ(bad_layer.exit_code, 2) << bad_layer.out;
+  EXPECT_NE(bad_layer.out.find("nosuchlayer"), std::string::npos) << bad_layer.out;
 }
 
 TEST(InfoTool, VerbsSaysNoRdmaDeviceWhereThereIsNone) {

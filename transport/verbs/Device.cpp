@@ -1,5 +1,7 @@
 #include "Device.hpp"
 
+#include <xmsg/bootstrap/parameters.hpp>
+
 #include <hwloc.h>
 #include <hwloc/openfabrics-verbs.h>
 
@@ -74,15 +76,8 @@ bool is_ipv4_mapped(const std::uint8_t* raw) {
 }
 
 std::optional<int> gid_index_override() {
-  const char* raw = std::getenv("XMSG_IB_GID_INDEX");
-  if (raw == nullptr || *raw == '\0') return std::nullopt;
-  int value = -1;
-  std::string_view text(raw);
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 0 || value > 65535) {
-    throw std::invalid_argument("XMSG_IB_GID_INDEX: expected a GID table index, got '" + std::string(text) + "'");
-  }
-  return value;
+  if (auto index = params::integer_if_set("XMSG_IB_GID_INDEX")) return static_cast<int>(*index);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -115,8 +110,8 @@ std::vector<std::string> list_device_names() {
 int mtu_bytes(ibv_mtu mtu) { return 128 << static_cast<int>(mtu); }
 
 Device Device::open_default() {
-  if (const char* env = std::getenv("XMSG_IB_DEVICE"); env != nullptr && *env != '\0') {
-    return open(parse_device_spec(env));
+  if (const auto spec = params::raw("XMSG_IB_DEVICE")) {
+    return open(parse_device_spec(*spec));
   }
   DeviceList list;
   if (list.count == 0) throw VerbsError("no RDMA device found (ibv_get_device_list is empty)");

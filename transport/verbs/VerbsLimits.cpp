@@ -1,5 +1,7 @@
 #include "VerbsLimits.hpp"
 
+#include <xmsg/bootstrap/parameters.hpp>
+
 #include <charconv>
 #include <cstdlib>
 #include <stdexcept>
@@ -7,26 +9,6 @@
 #include <string_view>
 
 namespace xmsg::verbs {
-
-namespace {
-
-long long read_number(const char* name, long long fallback, long long lo, long long hi) {
-  const char* raw = std::getenv(name);
-  if (raw == nullptr || *raw == '\0') return fallback;
-  std::string_view text(raw);
-  long long value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    throw std::invalid_argument(std::string(name) + ": expected an integer, got '" + std::string(text) + "'");
-  }
-  if (value < lo || value > hi) {
-    throw std::invalid_argument(std::string(name) + ": " + std::to_string(value) + " is outside " +
-                                std::to_string(lo) + ".." + std::to_string(hi));
-  }
-  return value;
-}
-
-}  // namespace
 
 void VerbsLimits::validate() const {
   if (srq_depth < 16 || srq_depth > (1 << 20)) {
@@ -47,12 +29,10 @@ void VerbsLimits::validate() const {
 
 VerbsLimits VerbsLimits::from_environment() {
   VerbsLimits limits;
-  limits.srq_depth = static_cast<int>(read_number("XMSG_VERBS_SRQ_DEPTH", kDefaultSrqDepth, 16, 1 << 20));
-  limits.eager_buffer_bytes = static_cast<std::size_t>(
-      read_number("XMSG_VERBS_EAGER_BUFFER", static_cast<long long>(kDefaultEagerBufferBytes), 256, 1 << 20));
-  limits.send_depth = static_cast<int>(read_number("XMSG_VERBS_SEND_DEPTH", kDefaultSendDepth, 4, 1 << 15));
-  limits.connect_timeout_seconds = static_cast<int>(
-      read_number("XMSG_VERBS_CONNECT_TIMEOUT", kDefaultConnectTimeoutSeconds, 1, 3600));
+  limits.srq_depth = static_cast<int>(params::integer("XMSG_VERBS_SRQ_DEPTH"));
+  limits.eager_buffer_bytes = static_cast<std::size_t>(params::integer("XMSG_VERBS_EAGER_BUFFER"));
+  limits.send_depth = static_cast<int>(params::integer("XMSG_VERBS_SEND_DEPTH"));
+  limits.connect_timeout_seconds = static_cast<int>(params::integer("XMSG_VERBS_CONNECT_TIMEOUT"));
   return limits;
 }
 

@@ -1,6 +1,7 @@
 #include "VerbsTransport.hpp"
 
 #include <xmsg/bootstrap/bootstrap.hpp>
+#include <xmsg/bootstrap/parameters.hpp>
 #include <xmsg/transport/verbs.hpp>
 
 #include <arpa/inet.h>
@@ -52,10 +53,7 @@ constexpr auto kConnectionPollInterval = std::chrono::microseconds(100);
 
 std::uint64_t make_wr_id(std::uint64_t kind, std::uint64_t index) { return (kind << kKindShift) | index; }
 
-bool verbose() {
-  const char* v = std::getenv("XMSG_VERBOSE");
-  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
-}
+bool verbose() { return params::flag("XMSG_VERBOSE"); }
 
 }  // namespace
 
@@ -249,7 +247,7 @@ void VerbsTransport::connect(std::span<const int> peers) {
   if (connected_) throw TransportError("verbs: connect() called twice");
   connected_ = true;
   const auto wire_up_start = std::chrono::steady_clock::now();
-  const bool own_nodes = verbs_carries_same_node_pairs(std::getenv("XMSG_TRANSPORTS"));
+  const bool own_nodes = verbs_carries_same_node_pairs(params::text("XMSG_TRANSPORTS").c_str());
   my_node_ = own_nodes ? rank_ : boot_.node_id();
   heard_.assign(static_cast<std::size_t>(boot_.size()), 0);
   last_probe_round_ = std::chrono::steady_clock::now();
@@ -279,10 +277,10 @@ namespace {
 // which is the one RDMA traffic uses. Otherwise (InfiniBand) XMSG_VERBS_CM_ADDRESS, else the
 // first IPv4 address of the host name.
 std::uint32_t connection_manager_address(const PortAddress& address, const std::string& hostname) {
-  if (const char* forced = std::getenv("XMSG_VERBS_CM_ADDRESS"); forced != nullptr && *forced != '\0') {
+  if (const auto forced = params::raw("XMSG_VERBS_CM_ADDRESS")) {
     in_addr a{};
-    if (::inet_pton(AF_INET, forced, &a) != 1) {
-      throw std::invalid_argument(std::string("XMSG_VERBS_CM_ADDRESS: expected an IPv4 address, got '") + forced + "'");
+    if (::inet_pton(AF_INET, forced->c_str(), &a) != 1) {
+      throw std::invalid_argument("XMSG_VERBS_CM_ADDRESS: expected an IPv4 address, got '" + *forced + "'");
     }
     return a.s_addr;
   }
@@ -1078,16 +1076,16 @@ namespace xmsg::transport {
 
 std::unique_ptr<Transport> make_verbs_transport(bootstrap::Bootstrap& bootstrap) {
   using namespace xmsg::verbs;
-  const bool forced = std::getenv("XMSG_IB_DEVICE") != nullptr;
+  const bool forced = params::raw("XMSG_IB_DEVICE").has_value();
   if (!forced && list_device_names().empty()) {
     if (verbose()) std::fprintf(stderr, "xmsg: verbs: no RDMA device on %s; using the other transports\n", bootstrap.hostname().c_str());
     return nullptr;
   }
   try {
     Device device = Device::open_default();
-    const PlanMode mode = choose_mode(device, std::getenv("XMSG_VERBS_MODE"));
+    const PlanMode mode = choose_mode(device, params::choice("XMSG_VERBS_MODE").c_str());
     const VerbsLimits limits = VerbsLimits::from_environment();
-    const WireUpScheme scheme = choose_wireup_scheme(std::getenv("XMSG_VERBS_CONNECT"));
+    const WireUpScheme scheme = choose_wireup_scheme(params::choice("XMSG_VERBS_CONNECT").c_str());
     return std::make_unique<VerbsTransport>(bootstrap, std::move(device), mode, limits, scheme);
   } catch (const VerbsError& e) {
     throw TransportError(std::string("verbs: rank ") + std::to_string(bootstrap.rank()) + ": " + e.what());

@@ -1,5 +1,7 @@
 #include "XrcDomain.hpp"
 
+#include <xmsg/bootstrap/parameters.hpp>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,10 +50,10 @@ void XrcDomainFile::check_job_directory(const std::string& dir) {
 }
 
 std::string XrcDomainFile::private_directory() {
-  if (const char* job_dir = std::getenv("XMSG_JOB_TMPDIR"); job_dir != nullptr && *job_dir != '\0') {
+  if (const auto job_dir = params::raw("XMSG_JOB_TMPDIR")) {
     // xmsgrun makes it private to this job, but anyone may set the variable.
-    check_job_directory(job_dir);
-    return job_dir;
+    check_job_directory(*job_dir);
+    return *job_dir;
   }
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/xmsg-" + std::to_string(getuid());

@@ -5,6 +5,7 @@
 //   2. fence (collect) -> map every peer's segment, open a pidfd, probe CMA;
 //   3. fence -> every local rank has mapped every segment: unlink our name from /dev/shm.
 #include <xmsg/bootstrap/bootstrap.hpp>
+#include <xmsg/bootstrap/parameters.hpp>
 #include <xmsg/transport/shm.hpp>
 
 #include "CmaCopy.hpp"
@@ -38,17 +39,6 @@ struct PeerRecord {
 
 // Read by peers with process_vm_readv to learn whether CMA is allowed between us.
 volatile uint64_t cma_probe_word = 0;
-
-uint64_t env_u64(const char* name, uint64_t dflt) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  char* end = nullptr;
-  unsigned long long x = std::strtoull(v, &end, 0);
-  if (end == v) throw TransportError(std::string("shm: ") + name + "='" + v + "' is not a number");
-  if (*end == 'k' || *end == 'K') x <<= 10;
-  else if (*end == 'm' || *end == 'M') x <<= 20;
-  return x;
-}
 
 uint64_t round_pow2(uint64_t x) {
   uint64_t p = 1;
@@ -86,20 +76,14 @@ class ShmTransport final : public Transport {
     // buffers then no longer fit a core's 1 MiB L2 (this VM has no counters to confirm it).
     // 64 KiB records still fit (a record is at most a quarter of the ring): the eager limit
     // is unchanged.
-    const uint64_t queue_bytes = env_u64("XMSG_SHM_QUEUE_BYTES", 512u << 10);
-    if (queue_bytes < (64u << 10) || queue_bytes > (1ull << 30))
-      throw TransportError("shm: XMSG_SHM_QUEUE_BYTES=" + std::to_string(queue_bytes) +
-                           " out of range [64K, 1G]");
+    const auto queue_bytes = static_cast<uint64_t>(params::integer("XMSG_SHM_QUEUE_BYTES"));
     cells_ = round_pow2(queue_bytes / kCell);
-    const char* cma = std::getenv("XMSG_SHM_CMA");
-    cma_wanted_ = !(cma && (std::strcmp(cma, "0") == 0 || std::strcmp(cma, "off") == 0));
-    check_interval_ns_ = env_u64("XMSG_SHM_LIVENESS_US", 2000) * 1000;
-    if (const char* v = std::getenv("XMSG_SHM_POLL_SPACING"); v && *v) {
-      if (std::strcmp(v, "near") == 0) spacing_ = PollSpacing::Regime::kNear;
-      else if (std::strcmp(v, "far") == 0) spacing_ = PollSpacing::Regime::kFar;
-      else if (std::strcmp(v, "auto") != 0)
-        throw TransportError(std::string("shm: XMSG_SHM_POLL_SPACING='") + v + "' is not auto, near or far");
-    }
+    cma_wanted_ = params::flag("XMSG_SHM_CMA");
+    check_interval_ns_ = static_cast<uint64_t>(params::integer("XMSG_SHM_LIVENESS_US")) * 1000;
+    if (const std::string spacing = params::choice("XMSG_SHM_POLL_SPACING"); spacing == "near")
+      spacing_ = PollSpacing::Regime::kNear;
+    else if (spacing == "far")
+      spacing_ = PollSpacing::Regime::kFar;
   }
 
   ~ShmTransport() override { teardown(); }

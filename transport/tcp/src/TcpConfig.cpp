@@ -1,5 +1,6 @@
 #include "TcpConfig.hpp"
 
+#include <xmsg/bootstrap/parameters.hpp>
 #include <xmsg/transport/transport.hpp>
 
 #include <arpa/inet.h>
@@ -18,16 +19,7 @@
 namespace xmsg::transport::tcp {
 namespace {
 
-size_t env_size(const char* name, size_t fallback, size_t min, size_t max) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long n = std::strtoull(v, &end, 10);
-  if (errno != 0 || *end != '\0' || v[0] == '-' || n < min || n > max)
-    throw TransportError(std::string(name) + "='" + v + "': expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
-  return static_cast<size_t>(n);
-}
+size_t setting(const char* name) { return static_cast<size_t>(params::integer(name)); }
 
 std::string first_line(const char* path) {
   std::string line;
@@ -57,29 +49,27 @@ std::string congestion_refused(const std::string& name) {
 
 }  // namespace
 
-TcpConfig TcpConfig::from_environment() {
+// A malformed value is the table's ParameterError; tcp reports it as its own error, like every
+// other failure to construct the transport.
+TcpConfig TcpConfig::from_environment() try {
   TcpConfig c;
-  if (const char* v = std::getenv("XMSG_TCP_IF")) c.interface = v;
-  c.max_payload = env_size("XMSG_TCP_MAX_PAYLOAD", c.max_payload, 1024, size_t(1) << 30);
-  c.queue_limit = env_size("XMSG_TCP_QUEUE_BYTES", c.queue_limit, 64 * 1024, size_t(1) << 34);
+  c.interface = params::text("XMSG_TCP_IF");
+  c.max_payload = setting("XMSG_TCP_MAX_PAYLOAD");
+  c.queue_limit = setting("XMSG_TCP_QUEUE_BYTES");
   if (c.queue_limit < c.max_payload + 64)
     throw TransportError("XMSG_TCP_QUEUE_BYTES=" + std::to_string(c.queue_limit) + " must exceed XMSG_TCP_MAX_PAYLOAD=" +
                          std::to_string(c.max_payload) + " so that one largest message fits");
-  c.rendezvous_push = env_size("XMSG_TCP_RNDV_PUSH", c.rendezvous_push, 0, size_t(1) << 30);
-  c.push_max_message = env_size("XMSG_TCP_PUSH_MAX", c.push_max_message, 0, size_t(1) << 40);
-  c.push_whole_message = env_size("XMSG_TCP_PUSH_WHOLE", c.push_whole_message, 0, size_t(1) << 40);
-  c.push_large_message = env_size("XMSG_TCP_PUSH_LARGE", c.push_large_message, 0, size_t(1) << 40);
-  c.push_budget = env_size("XMSG_TCP_PUSH_BUDGET", c.push_budget, 0, size_t(1) << 40);
-  c.land_min = env_size("XMSG_TCP_LAND_MIN", c.land_min, 0, size_t(1) << 40);
-  c.handshake_timeout = std::chrono::milliseconds(env_size("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", 10000, 10, 3600 * 1000));
-  c.connect_timeout = std::chrono::milliseconds(env_size("XMSG_TCP_CONNECT_TIMEOUT_MS", 30000, 10, 24 * 3600 * 1000));
-  if (const char* poll = std::getenv("XMSG_TCP_POLL"); poll && *poll) {
-    if (std::strcmp(poll, "recv") == 0) c.poll_by_recv = true;
-    else if (std::strcmp(poll, "epoll") == 0) c.poll_by_recv = false;
-    else throw TransportError(std::string("XMSG_TCP_POLL='") + poll + "': expected recv or epoll");
-  }
-  if (const char* cc = std::getenv("XMSG_TCP_CONGESTION"); cc && *cc) {
-    c.congestion = std::strcmp(cc, "system") == 0 ? "" : cc;
+  c.rendezvous_push = setting("XMSG_TCP_RNDV_PUSH");
+  c.push_max_message = setting("XMSG_TCP_PUSH_MAX");
+  c.push_whole_message = setting("XMSG_TCP_PUSH_WHOLE");
+  c.push_large_message = setting("XMSG_TCP_PUSH_LARGE");
+  c.push_budget = setting("XMSG_TCP_PUSH_BUDGET");
+  c.land_min = setting("XMSG_TCP_LAND_MIN");
+  c.handshake_timeout = std::chrono::milliseconds(setting("XMSG_TCP_HANDSHAKE_TIMEOUT_MS"));
+  c.connect_timeout = std::chrono::milliseconds(setting("XMSG_TCP_CONNECT_TIMEOUT_MS"));
+  c.poll_by_recv = params::choice("XMSG_TCP_POLL") == "recv";
+  if (auto cc = params::raw("XMSG_TCP_CONGESTION")) {
+    c.congestion = *cc == "system" ? "" : *cc;
     c.congestion_explicit = true;
   }
   if (!c.congestion.empty()) {
@@ -88,9 +78,10 @@ TcpConfig TcpConfig::from_environment() {
       throw TransportError("XMSG_TCP_CONGESTION='" + c.congestion + "': " + why);
     if (!why.empty()) c.congestion.clear();  // the built-in choice falls back to the system's
   }
-  const char* verbose = std::getenv("XMSG_VERBOSE");
-  c.verbose = verbose && *verbose && std::strcmp(verbose, "0") != 0;
+  c.verbose = params::flag("XMSG_VERBOSE");
   return c;
+} catch (const params::ParameterError& e) {
+  throw TransportError(e.what());
 }
 
 std::string choose_listen_address(const std::string& choice) {

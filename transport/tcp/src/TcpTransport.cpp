@@ -1,5 +1,6 @@
 #include "TcpTransport.hpp"
 
+#include <xmsg/bootstrap/parameters.hpp>
 #include <xmsg/transport/tcp.hpp>
 
 #include <arpa/inet.h>
@@ -154,8 +155,8 @@ void TcpTransport::connect(std::span<const int> peers) {
   // nobody gives one, so rank 0 makes one for the job and shares it through the KVS.
   std::optional<std::string> secret;
   const char* source = "rank 0 (KVS)";
-  if (const char* file = std::getenv("XMSG_JOB_SECRET_FILE"); file && *file) {
-    secret = read_secret_file(file);
+  if (auto file = params::raw("XMSG_JOB_SECRET_FILE")) {
+    secret = read_secret_file(*file);
     source = "XMSG_JOB_SECRET_FILE";
   } else if (auto launcher_secret = bootstrap_.job_value(kLauncherSecretKey); launcher_secret && !launcher_secret->empty()) {
     secret = std::move(launcher_secret);
