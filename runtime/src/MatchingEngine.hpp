@@ -9,6 +9,7 @@
 // sender's messages in order, so this keeps MPI's non-overtaking rule.
 #pragma once
 
+#include <xmsg/transport/protocol.hpp>
 #include <xmsg/transport/transport.hpp>
 
 #include "IntrusiveList.hpp"
@@ -27,8 +28,7 @@ struct Unexpected {
   transport::MessageKind kind{};
   uint64_t length = 0;      // message length
   std::byte* data = nullptr;  // eager: copy of the payload (malloc'd)
-  uint64_t remote_req = 0;    // rendezvous: sender's request id
-  transport::MemoryHandle handle{};
+  transport::protocol::RendezvousRts rts{};  // rendezvous: the sender's request and buffer
   Link<Unexpected> by_source;
   Link<Unexpected> by_arrival;
 };

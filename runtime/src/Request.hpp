@@ -73,7 +73,7 @@ struct xmsg_request_s {
 
   // Control message (CTS/FIN) payload.
   xmsg::transport::WireHeader control_header{};
-  uint64_t control_payload[4] = {0, 0, 0, 0};
+  uint64_t control_payload[4] = {0, 0, 0, 0};  // protocol::kMaxControlBytes
   uint32_t control_len = 0;
 
   // What every path reads before writing: matching, state and status. The rendezvous and

@@ -1,10 +1,21 @@
 // World: one per process between xmsg_init and xmsg_finalize. Owns the bootstrap, the
 // transports (one per peer, chosen by TransportSelector), the communicators, the matching
-// engine and the requests, and implements the eager and rendezvous protocols on top of the
-// transports' MessageSink callbacks. Single-threaded by contract (see xmsg.h).
+// engine and the requests, and runs the protocols on top of the transports' MessageSink
+// callbacks. Single-threaded by contract (see xmsg.h).
+//
+// Where each part lives (docs/protocols.md describes the protocols and their messages):
+//   World.cpp            set-up, request lifetime, progress, wait, status, finalize
+//   point_to_point.cpp   send and receive entry points, matching, on_message's dispatch
+//   eager.cpp            the eager protocol's receive side (copy out, landing in place)
+//   rendezvous.cpp       RTS / read / CTS + DATA / FIN
+//   split_copy.cpp       the rendezvous whose copy sender and receiver share
+//   send_queue.cpp       per-peer queues of what the transport could not take yet
+//   communicators.cpp    communicator creation and release
+//   peer_failure.cpp     what a failed peer does to requests and calls
 #pragma once
 
 #include <xmsg/bootstrap/bootstrap.hpp>
+#include <xmsg/transport/protocol.hpp>
 #include <xmsg/transport/transport.hpp>
 #include <xmsg/xmsg.h>
 
@@ -162,16 +173,32 @@ class World final : public transport::MessageSink {
   void enqueue(int peer, Request* r);
   bool push(int peer, Request* r);  // tries to put r's next piece on the wire; true when r left the queue
   int flush_pending();
-  bool send_rts(int peer, Request* r);
-  void send_control(int peer, transport::MessageKind kind, uint64_t a, uint64_t b) {
-    const uint64_t words[2] = {a, b};
-    send_control(peer, kind, 0, words, kind == transport::MessageKind::kRendezvousCts ? 2 : 1);
+  // A control message (transport/include/xmsg/transport/protocol.hpp) to `peer`, queued behind
+  // whatever waits for that peer when the transport cannot take it now.
+  template <class Message>
+  void send_control(int peer, transport::MessageKind kind, const Message& message, uint8_t flags = 0) {
+    send_control_bytes(peer, kind, flags, transport::protocol::bytes_of(message));
   }
-  void send_control(int peer, transport::MessageKind kind, uint8_t flags, const uint64_t* words, uint32_t n);
+  void send_control_bytes(int peer, transport::MessageKind kind, uint8_t flags, std::span<const std::byte> payload);
+
+  // Arrivals, one handler per kind of message (on_message dispatches).
+  void on_arrival(const transport::WireHeader& h, std::span<const std::byte> payload);  // eager, RTS
+  void on_cts(const transport::WireHeader& h, const transport::protocol::RendezvousCts& cts);
+  void on_data(const transport::WireHeader& h, std::span<const std::byte> fragment);
+  void on_fin(const transport::WireHeader& h, const transport::protocol::RendezvousFin& fin);
+  void on_split_cts(const transport::WireHeader& h, const transport::protocol::SplitCts& cts);
+  void on_split_fin(const transport::WireHeader& h, const transport::protocol::SplitFin& fin);
+
+  // Rendezvous.
+  bool try_send_rts(int peer, Request* r);  // true when the RTS left (r is then in flight)
+  void start_rendezvous_receive(Request* r, int source, int tag, uint64_t length,
+                                const transport::protocol::RendezvousRts& rts);
+  bool split_copy_applies(const Peer& p, uint64_t n, uint64_t length) const {
+    return p.remote_read && p.remote_write && p.split_min && n >= p.split_min && n == length;
+  }
+  void start_split_receive(Request* r, int source);
   void finish_split_receive(Request* r);
   void on_split_write_done(Request* s, bool ok);
-  void start_rendezvous_receive(Request* r, int source, int tag, uint64_t length, uint64_t remote_req,
-                                const transport::MemoryHandle& handle);
   void deliver_eager(Request* r, const transport::WireHeader& h, std::span<const std::byte> payload);
   void match_or_post(Request* r);
   void fail_request(Request* r, int peer);

@@ -48,6 +48,7 @@
 #include "Handshake.hpp"
 
 #include <xmsg/bootstrap/bootstrap.hpp>
+#include <xmsg/transport/protocol.hpp>
 #include <xmsg/transport/tcp.hpp>
 
 #include "Frame.hpp"
@@ -290,15 +291,15 @@ struct PushSink final : transport::MessageSink {
       ++finished_peers;
       return;
     }
-    check(h.kind == MessageKind::kRendezvousRts && payload.size() == sizeof(transport::RendezvousDescriptor),
+    check(h.kind == MessageKind::kRendezvousRts && payload.size() == sizeof(transport::protocol::RendezvousRts),
           "expected an RTS with a descriptor");
-    transport::RendezvousDescriptor d;
+    transport::protocol::RendezvousRts d;
     std::memcpy(&d, payload.data(), sizeof d);
     auto a = std::make_unique<Arrival>();
     a->peer = static_cast<int>(h.source);
-    a->tag = d.request;
+    a->tag = d.sender_request;
     a->handle = d.handle;
-    a->dst.resize(wanted(d.request, d.handle.length));
+    a->dst.resize(wanted(d.sender_request, d.handle.length));
     if (read_at_once(a->tag)) start(*a);
     arrivals.push_back(std::move(a));
   }
@@ -318,7 +319,7 @@ void pushed_rendezvous() {
       buffers.emplace_back(length);
       for (size_t i = 0; i < length; ++i) buffers.back()[i] = exposed_byte(job.rank + static_cast<int>(tag), i);
       handles.push_back(job.tcp->expose(buffers.back().data(), length));
-      const transport::RendezvousDescriptor d{tag, handles.back()};
+      const transport::protocol::RendezvousRts d{tag, handles.back()};
       WireHeader h{static_cast<uint32_t>(job.rank), 0, 0, MessageKind::kRendezvousRts, 0, 0, length};
       while (!job.tcp->try_send(p, h, std::as_bytes(std::span(&d, 1)))) job.tcp->progress(sink);
     }
@@ -762,7 +763,7 @@ void bigpush() {
     send_all(fd, wire.data(), wire.size());
     // An RTS of a 1 TiB message with its whole "head" announced as pushed right behind it.
     using namespace transport::tcp;
-    const transport::RendezvousDescriptor rts{1, {0x10000, huge, 77}};
+    const transport::protocol::RendezvousRts rts{1, {0x10000, huge, 77}};
     const FrameHeader fh{FrameType::kDataThenPush, sizeof rts + sizeof(uint64_t),
                          WireHeader{0, 0, 5, MessageKind::kRendezvousRts, 0, 0, huge}};
     const PushHeader push{77, huge};

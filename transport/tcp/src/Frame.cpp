@@ -46,7 +46,7 @@ ParsedFrame parse_frame(std::span<const std::byte> bytes, size_t max_payload) {
   const size_t fixed = t == FrameType::kReadRequest ? sizeof(ReadRequest)
                        : t == FrameType::kReadData  ? sizeof(ReadData)
                        : t == FrameType::kPush      ? sizeof(PushHeader)
-                       : t == FrameType::kDataThenPush ? sizeof(RendezvousDescriptor) + sizeof(uint64_t)
+                       : t == FrameType::kDataThenPush ? sizeof(protocol::RendezvousRts) + sizeof(uint64_t)
                                                       : 0;
   if (fixed && out.header.payload_bytes != fixed) {
     out.status = ParsedFrame::Status::kInvalid;

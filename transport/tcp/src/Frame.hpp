@@ -2,6 +2,7 @@
 // (the transport-neutral WireHeader plus this frame's payload size) followed by the payload.
 #pragma once
 
+#include <xmsg/transport/protocol.hpp>
 #include <xmsg/transport/transport.hpp>
 
 #include <cstddef>

@@ -627,7 +627,7 @@ bool TcpTransport::try_send(int peer, const WireHeader& header, std::span<const 
   // rest and the round trip overlaps with data (as Open MPI's tcp path does with its first
   // fragment).
   if (header.kind == MessageKind::kRendezvousRts && config_.rendezvous_push > 0 &&
-      payload.size() == sizeof(RendezvousDescriptor)) {
+      payload.size() == sizeof(protocol::RendezvousRts)) {
     bool accepted = false;
     if (try_send_pushed(*p, header, payload, accepted)) return accepted;
   }
@@ -771,7 +771,7 @@ bool TcpTransport::parse_frames(Connection& c, MessageSink* sink, int& handled) 
           return true;
         }
         c.yielded = false;
-        RendezvousDescriptor rts;
+        protocol::RendezvousRts rts;
         uint64_t head = 0;
         std::memcpy(&rts, f.payload.data(), sizeof rts);
         std::memcpy(&head, f.payload.data() + sizeof rts, sizeof head);
@@ -1047,7 +1047,7 @@ void TcpTransport::finish_push(Connection& c) {
 }
 
 bool TcpTransport::try_send_pushed(Peer& p, const WireHeader& header, std::span<const std::byte> payload, bool& accepted) {
-  RendezvousDescriptor rts;
+  protocol::RendezvousRts rts;
   std::memcpy(&rts, payload.data(), sizeof rts);
   auto it = exposed_.find(rts.handle.key);
   if (it == exposed_.end() || config_.rendezvous_push == 0) return false;

@@ -39,7 +39,7 @@ class TransportError : public std::runtime_error {
 // What a message is, to the runtime's protocols. Transports only carry it.
 enum class MessageKind : uint8_t {
   kEager = 1,        // payload is the whole message
-  kRendezvousRts,    // payload: RendezvousDescriptor; receiver fetches the data
+  kRendezvousRts,    // payload: protocol::RendezvousRts; receiver fetches the data
   kRendezvousCts,    // receiver -> sender: ready, send the data as kRendezvousData fragments
   kRendezvousData,   // a fragment of a rendezvous message (for transports without remote read)
   kRendezvousFin,    // receiver -> sender: data fetched, the send buffer may be released
@@ -73,14 +73,6 @@ struct MemoryHandle {
   uint64_t length = 0;
   uint64_t key = 0;     // transport-specific (verbs rkey); 0 where unused
 };
-
-// The payload of a kRendezvousRts message: the sender's request and its exposed buffer. A
-// transport may look inside (tcp pushes the head of the buffer right behind the RTS).
-struct RendezvousDescriptor {
-  uint64_t request;
-  MemoryHandle handle;
-};
-static_assert(sizeof(RendezvousDescriptor) == 32);
 
 // Where the payload of an eager message goes when a receive for it is already posted.
 struct EagerLanding {

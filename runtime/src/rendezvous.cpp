@@ -1,0 +1,111 @@
+// The rendezvous protocol: RTS (the sender's exposed buffer) -> the receiver reads it (remote
+// read) and sends FIN; without remote read, CTS -> the sender streams DATA fragments. See
+// docs/protocols.md.
+#include "World.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace xmsg::rt {
+
+using transport::MessageKind;
+using transport::WireHeader;
+namespace protocol = transport::protocol;
+
+bool World::try_send_rts(int peer, Request* r) {
+  const protocol::RendezvousRts rts{reinterpret_cast<uint64_t>(r), r->handle};
+  if (!peers_[peer].transport->try_send(peer, header(r->context, r->tag, MessageKind::kRendezvousRts, r->bytes),
+                                        protocol::bytes_of(rts)))
+    return false;
+  r->stage = SendStage::kNone;
+  r->events = 1;  // the receiver's FIN
+  r->inflight = true;
+  inflight_.push_back(r);
+  return true;
+}
+
+void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t length,
+                                     const protocol::RendezvousRts& rts) {
+  const uint64_t n = std::min(length, r->bytes);
+  r->status_source = source;
+  r->status_tag = tag;
+  r->status_bytes = n;
+  r->message_length = length;
+  r->remote_req = rts.sender_request;
+  r->handle = rts.handle;
+  Peer& p = peers_[source];
+  if (n == 0) {
+    send_control(source, MessageKind::kRendezvousFin, protocol::RendezvousFin{r->remote_req});
+    complete(r, length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
+    return;
+  }
+  r->inflight = true;
+  inflight_.push_back(r);
+  if (split_copy_applies(p, n, length)) {
+    start_split_receive(r, source);
+    return;
+  }
+  if (p.remote_read) {
+    r->read_done.req = r;
+    r->read_done.world = this;
+    r->read_done.callback = [](World* w, Request* req, bool ok, const std::string& why) {
+      w->on_read_done(req, ok, why);
+    };
+    p.transport->read_remote(source, r->handle, 0, {static_cast<std::byte*>(r->buf), n}, r->read_done);
+    return;
+  }
+  r->offset = 0;
+  send_control(source, MessageKind::kRendezvousCts,
+               protocol::RendezvousCts{r->remote_req, reinterpret_cast<uint64_t>(r)});
+}
+
+void World::on_read_done(Request* r, bool ok, const std::string&) {
+  const int source = r->status_source;
+  if (ok) {
+    send_control(source, MessageKind::kRendezvousFin, protocol::RendezvousFin{r->remote_req});
+    complete(r, r->message_length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
+    return;
+  }
+  if (dead_[source]) {
+    fail_request(r, source);
+    return;
+  }
+  // The remote read was refused (e.g. CMA not permitted): let the sender stream the data.
+  peers_[source].remote_read = false;
+  r->offset = 0;
+  send_control(source, MessageKind::kRendezvousCts,
+               protocol::RendezvousCts{r->remote_req, reinterpret_cast<uint64_t>(r)});
+}
+
+// The sender's side of a CTS: stream the buffer as DATA fragments (send_queue.cpp pushes them).
+void World::on_cts(const WireHeader& h, const protocol::RendezvousCts& cts) {
+  auto* s = reinterpret_cast<Request*>(cts.sender_request);
+  s->remote_req = cts.receiver_request;
+  s->offset = 0;
+  s->stage = SendStage::kStream;
+  if (s->inflight) {
+    inflight_.remove(s);
+    s->inflight = false;
+  }
+  enqueue(static_cast<int>(h.source), s);
+}
+
+void World::on_data(const WireHeader& h, std::span<const std::byte> fragment) {
+  auto* r = reinterpret_cast<Request*>(protocol::data_request(h));
+  if (r->offset < r->bytes) {
+    const uint64_t n = std::min<uint64_t>(fragment.size(), r->bytes - r->offset);
+    std::memcpy(static_cast<std::byte*>(r->buf) + r->offset, fragment.data(), n);
+  }
+  r->offset += fragment.size();
+  if (r->offset >= r->message_length) complete(r, r->message_length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
+}
+
+void World::on_fin(const WireHeader& h, const protocol::RendezvousFin& fin) {
+  auto* s = reinterpret_cast<Request*>(fin.sender_request);
+  if (--s->events == 0) {
+    peers_[h.source].transport->release(s->handle);
+    complete(s, XMSG_SUCCESS);
+  }
+}
+
+}  // namespace xmsg::rt
