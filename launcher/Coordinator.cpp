@@ -4,6 +4,7 @@
 #include "Cleanup.hpp"
 #include "Netns.hpp"
 #include "NodeServer.hpp"
+#include "OutputForwarder.hpp"
 
 #include <pmix_common.h>
 
@@ -37,7 +38,9 @@ using std::chrono::milliseconds;
 constexpr int kFailureGraceMs = 250;   // a failed job: SIGTERM, then SIGKILL this much later
 constexpr int kSignalGraceMs = 2000;   // a forwarded SIGINT/SIGTERM: time ranks get to exit
 constexpr int kDrainMs = 200;          // output still arriving after the last rank exited
+constexpr int kOutputGraceMs = 1000;   // a job that ended badly: how long a reader taking nothing is waited for
 
+// For the --stats file only: rank output and messages go through the OutputForwarder.
 void write_all(int fd, const std::string& s) {
   size_t off = 0;
   while (off < s.size()) {
@@ -54,15 +57,6 @@ void write_all(int fd, const std::string& s) {
     }
   }
 }
-
-void say(const std::string& line) { write_all(2, "xmsgrun: " + line + "\n"); }
-
-struct OutputStream {
-  int rank;
-  int fd;       // read end, -1 after EOF
-  int dest;     // 1 or 2
-  std::string partial;
-};
 
 struct NodeProcess {
   pid_t pid = -1;
@@ -101,15 +95,16 @@ struct NodeTraffic {
 
 class Coordinator {
  public:
-  explicit Coordinator(JobPlan plan) : plan_(std::move(plan)) {}
+  explicit Coordinator(JobPlan plan) : plan_(std::move(plan)), output_(plan_.options.tag_output) {}
   int run();
 
  private:
   bool start();
   void loop();
   void shutdown();
-  void handle_output(OutputStream& s);
-  void emit_lines(OutputStream& s, bool at_eof);
+  void say(const std::string& line) { output_.message("xmsgrun: " + line); }
+  void time_out();
+  void finish_output();
   void handle_node_message(int node, Msg type, const std::string& payload);
   void handle_fence(int node, uint64_t id, const std::string& participants, pmix_status_t status,
                     std::string blob);
@@ -130,8 +125,8 @@ class Coordinator {
   void write_stats();
 
   JobPlan plan_;
+  OutputForwarder output_;
   std::vector<NodeProcess> nodes_;
-  std::vector<OutputStream> outputs_;
   std::vector<RankPipes> pipes_;  // write ends, open only until the node servers are forked
   std::unique_ptr<NetnsTopology> netns_;
   int signal_fd_ = -1;
@@ -156,11 +151,13 @@ class Coordinator {
 int Coordinator::run() {
   if (!start()) {
     shutdown();
+    finish_output();
     return exit_code_;
   }
   loop();
   shutdown();
   write_stats();
+  finish_output();
   return exit_code_;
 }
 
@@ -198,14 +195,14 @@ bool Coordinator::start() {
       exit_code_ = 1;
       return false;
     }
-    outputs_.push_back({r, o[0], 1, {}});
+    output_.add_stream(r, 1, o[0]);
     pipes[static_cast<size_t>(r)].out = o[1];
     if (::pipe2(e, O_CLOEXEC) != 0) {
       say(std::string("cannot create output pipes: ") + std::strerror(errno));
       exit_code_ = 1;
       return false;
     }
-    outputs_.push_back({r, e[0], 2, {}});
+    output_.add_stream(r, 2, e[0]);
     pipes[static_cast<size_t>(r)].err = e[1];
   }
 
@@ -239,7 +236,7 @@ bool Coordinator::start() {
       // Keep only this node's socket and its ranks' write ends; a stray copy of another
       // node's descriptor would hide that node's end-of-file from the coordinator.
       for (auto& n : nodes_) n.channel.close();
-      for (auto& s : outputs_) ::close(s.fd);
+      output_.close_streams_in_child();
       for (int j = 0; j < plan_.nnodes(); ++j)
         if (j != k) ::close(node_side[static_cast<size_t>(j)]);
       for (int r = 0; r < plan_.nranks(); ++r)
@@ -260,7 +257,11 @@ bool Coordinator::start() {
   }
   for (int fd : node_side) ::close(fd);
   close_write_ends();
-  for (auto& s : outputs_) ::fcntl(s.fd, F_SETFL, ::fcntl(s.fd, F_GETFL) | O_NONBLOCK);
+  // After the last fork: the node servers must not inherit the writers' locks. Without the
+  // writers the job still runs, as it would have before them.
+  if (!output_.start())
+    say(std::string("cannot start the output writer threads (") + std::strerror(errno) +
+        "): output is written directly, and a reader that stops reading also stops xmsgrun");
 
   if (plan_.options.report_bindings)
     for (int r = 0; r < plan_.nranks(); ++r) {
@@ -290,18 +291,24 @@ void Coordinator::loop() {
     bool all_nodes_gone = true;
     for (auto& n : nodes_) all_nodes_gone &= n.exited;
     if (ranks_done_ == plan_.nranks() || all_nodes_gone) {
-      bool outputs_open = false;
-      for (auto& s : outputs_) outputs_open |= s.fd >= 0;
-      if (!outputs_open) return;
-      if (!drain_until) drain_until = Clock::now() + milliseconds(kDrainMs);
-      if (Clock::now() >= *drain_until) return;
+      if (!output_.streams_open()) return;
+      // The drain bound is for pipes that a leftover process still holds open. Time spent
+      // waiting for a slow reader does not count: output is not dropped while it reads (after
+      // a failure, timeout or signal: unless it has taken nothing for kOutputGraceMs).
+      const auto now = Clock::now();
+      bool waiting_for_reader = output_.held_back() &&
+                                (!ending_ || !output_.stalled(milliseconds(kOutputGraceMs)));
+      if (!drain_until || (waiting_for_reader && *drain_until < now + milliseconds(kDrainMs)))
+        drain_until = now + milliseconds(kDrainMs);
+      if (now >= *drain_until) return;
     }
 
     std::vector<pollfd> fds;
     fds.push_back({signal_fd_, POLLIN, 0});
     for (auto& n : nodes_)
       fds.push_back({n.channel.fd(), static_cast<short>(n.channel.open() ? (POLLIN | (n.channel.wants_write() ? POLLOUT : 0)) : 0), 0});
-    for (auto& s : outputs_) fds.push_back({s.fd, POLLIN, 0});
+    const size_t output_at = fds.size();
+    output_.append_poll_fds(fds);
 
     auto deadline = next_deadline();
     if (drain_until && (!deadline || *drain_until < *deadline)) deadline = drain_until;
@@ -329,70 +336,16 @@ void Coordinator::loop() {
         if (!open) node.channel.close();
       }
     }
-    for (auto& s : outputs_) {
-      if (fds[i].revents && s.fd >= 0) handle_output(s);
-      ++i;
-    }
+    output_.handle_poll(&fds[output_at]);
     if (fds[0].revents) handle_signals();
 
     auto now = Clock::now();
-    if (timeout_at_ && now >= *timeout_at_) {
-      timeout_at_.reset();
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%g", plan_.options.timeout_seconds);
-      const std::string& from = plan_.options.timeout_from;
-      fail(124, std::string("job timed out after ") + buf + " s (" + (from.empty() ? "--timeout" : from) + "); ending it",
-           kFailureGraceMs);
-    }
+    if (timeout_at_ && now >= *timeout_at_) time_out();
     if (force_kill_at_ && now >= *force_kill_at_) {
       force_kill_at_.reset();
       send_all(MessageWriter(Msg::Terminate).put_i32(0).take());
     }
   }
-}
-
-void Coordinator::handle_output(OutputStream& s) {
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(s.fd, buf, sizeof buf);
-    if (n > 0) {
-      s.partial.append(buf, static_cast<size_t>(n));
-      if (static_cast<size_t>(n) < sizeof buf) break;
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) break;
-    ::close(s.fd);
-    s.fd = -1;
-    emit_lines(s, true);
-    return;
-  }
-  emit_lines(s, false);
-}
-
-void Coordinator::emit_lines(OutputStream& s, bool at_eof) {
-  // Only whole lines leave, each batch in one write(): lines of different ranks never mix.
-  size_t end = s.partial.rfind('\n');
-  if (at_eof && !s.partial.empty() && (end == std::string::npos || end + 1 < s.partial.size())) {
-    s.partial += '\n';
-    end = s.partial.size() - 1;
-  }
-  if (end == std::string::npos) return;
-  std::string out;
-  if (plan_.options.tag_output) {
-    std::string tag = "[" + std::to_string(s.rank) + "] ";
-    size_t pos = 0;
-    while (pos <= end) {
-      size_t nl = s.partial.find('\n', pos);
-      out += tag;
-      out.append(s.partial, pos, nl - pos + 1);
-      pos = nl + 1;
-    }
-  } else {
-    out.assign(s.partial, 0, end + 1);
-  }
-  s.partial.erase(0, end + 1);
-  write_all(s.dest, out);
 }
 
 std::set<int> Coordinator::nodes_of(const std::string& participants) const {
@@ -453,6 +406,15 @@ void Coordinator::handle_fence(int node, uint64_t id, const std::string& partici
       rounds.erase(it);
       break;
     }
+}
+
+void Coordinator::time_out() {
+  timeout_at_.reset();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", plan_.options.timeout_seconds);
+  const std::string& from = plan_.options.timeout_from;
+  fail(124, std::string("job timed out after ") + buf + " s (" + (from.empty() ? "--timeout" : from) + "); ending it",
+       kFailureGraceMs);
 }
 
 void Coordinator::handle_node_message(int node, Msg type, const std::string& payload) {
@@ -558,8 +520,7 @@ void Coordinator::fail(int code, const std::string& message, int grace_ms) {
   ending_ = true;
   exit_code_ = code;
   // What the failed rank printed last is already in its pipes: show it before the verdict.
-  for (auto& s : outputs_)
-    if (s.fd >= 0) handle_output(s);
+  output_.read_available();
   if (!message.empty()) say(message);
   send_all(MessageWriter(Msg::Terminate).put_i32(grace_ms).take());
 }
@@ -653,15 +614,37 @@ void Coordinator::shutdown() {
   // Removing the tree needs descriptors: free ours first (a start that failed for lack of
   // them still has to clean up).
   close_write_ends();
-  for (auto& s : outputs_)
-    if (s.fd >= 0) {
-      ::close(s.fd);
-      s.fd = -1;
-    }
+  output_.end_streams();
   remove_tree(plan_.base_dir);
   remove_job_shm(plan_.job_id);
   // Namespaces go last: a namespace lives on while processes are inside it.
   if (netns_) netns_->teardown();
+}
+
+// What is still queued for stdout/stderr once the job is over. A reader that reads gets all
+// of it, however long it takes (as for any writer to a pipe), unless --timeout runs out first;
+// after a failure, timeout or signal, one that has taken nothing for kOutputGraceMs loses the
+// rest, and so does one still not reading when a signal arrives (then the exit status says so,
+// if it was 0).
+void Coordinator::finish_output() {
+  output_.end_streams();
+  while (!output_.written()) {
+    if (timeout_at_ && Clock::now() >= *timeout_at_) time_out();
+    if (ending_ && output_.stalled(milliseconds(kOutputGraceMs))) break;
+    std::vector<pollfd> fds{{signal_fd_, POLLIN, 0}};
+    output_.append_poll_fds(fds);
+    if (::poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) break;
+    output_.handle_poll(&fds[1]);
+    int interrupted = 0;
+    signalfd_siginfo si;
+    while (fds[0].revents && ::read(signal_fd_, &si, sizeof si) == sizeof si)
+      if (si.ssi_signo != SIGCHLD) interrupted = static_cast<int>(si.ssi_signo);
+    if (interrupted) {
+      if (exit_code_ == 0) exit_code_ = 128 + interrupted;
+      break;
+    }
+  }
+  output_.stop();
 }
 
 std::string json_string(const std::string& s) {
