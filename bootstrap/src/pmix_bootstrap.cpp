@@ -6,6 +6,9 @@
 
 #include <pmix.h>
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -42,6 +45,66 @@ bool value_to_long(const pmix_value_t* v, long& out) {
   }
 }
 
+// --- Address space (RLIMIT_AS, `ulimit -v`) ----------------------------------------------------
+// OpenPMIx 4.2's client starts a progress thread in PMIx_Init (a stack of RLIMIT_STACK, often
+// 8 MiB, plus a 64 MiB malloc arena when there is room for one) and does not check every
+// allocation afterwards: with too little address space left it either fails with a bare
+// "ERROR (-1)" or crashes later. So a rank under a limit checks its room first and says what
+// is missing, and every start-up error names the limit.
+
+// 0 when unlimited.
+unsigned long address_space_limit_kb() {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 0;
+  return static_cast<unsigned long>(rl.rlim_cur / 1024);
+}
+
+unsigned long address_space_used_kb() {
+  int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[64];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  unsigned long pages = 0;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) pages = pages * 10 + static_cast<unsigned long>(buf[i] - '0');
+  return pages * (static_cast<unsigned long>(::sysconf(_SC_PAGESIZE)) / 1024);
+}
+
+std::string address_space_note() {
+  const unsigned long limit = address_space_limit_kb();
+  if (!limit) return "";
+  return " (address space: pid " + std::to_string(::getpid()) + " maps " +
+         std::to_string(address_space_used_kb()) + " kB of its ulimit -v " + std::to_string(limit) + " kB)";
+}
+
+size_t default_thread_stack_bytes() {
+  pthread_attr_t attr;
+  size_t stack = 8u << 20;
+  if (::pthread_getattr_default_np(&attr) == 0) {
+    ::pthread_attr_getstacksize(&attr, &stack);
+    ::pthread_attr_destroy(&attr);
+  }
+  return stack;
+}
+
+// Measured with OpenPMIx 4.2.2: PMIx_Init maps its thread's stack plus 1.2 MB (no arena fits
+// under a tight limit), and a job's start-up fences add little. 4 MiB on top of the stack
+// leaves the library room; below that it fails or crashes (a 2-rank MPI job: fine at 22 MB,
+// a crash or "the server did not provide" errors at 20 MB, PMIx_Init failing at 19 MB).
+void check_room_for_pmix_init() {
+  const unsigned long limit = address_space_limit_kb();
+  if (!limit) return;
+  const unsigned long used = address_space_used_kb(), stack_kb = default_thread_stack_bytes() / 1024;
+  const unsigned long needed = stack_kb + 4 * 1024;
+  if (used + needed <= limit) return;
+  throw BootstrapError("PMIx_Init: out of address space: pid " + std::to_string(::getpid()) +
+                       " maps " + std::to_string(used) + " kB of its ulimit -v " + std::to_string(limit) +
+                       " kB and PMIx needs about " + std::to_string(needed) +
+                       " kB more (a progress thread with a " + std::to_string(stack_kb) +
+                       " kB stack, ulimit -s, and its buffers); raise ulimit -v to at least " +
+                       std::to_string(used + needed) + " kB");
+}
+
 std::string sanitize(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
@@ -55,32 +118,16 @@ std::string sanitize(std::string_view s) {
 class PmixBootstrap final : public Bootstrap {
  public:
   PmixBootstrap() {
+    check_room_for_pmix_init();
     pmix_status_t rc = PMIx_Init(&self_, nullptr, 0);
-    if (rc != PMIX_SUCCESS) throw BootstrapError("PMIx_Init failed: " + status_text(rc));
+    if (rc != PMIX_SUCCESS) throw BootstrapError("PMIx_Init failed: " + status_text(rc) + address_space_note());
     initialized_ = true;
-    PMIX_LOAD_PROCID(&job_, self_.nspace, PMIX_RANK_WILDCARD);
-
-    size_ = static_cast<int>(get_int(job_, PMIX_JOB_SIZE));
-    local_rank_ = static_cast<int>(get_int(self_, PMIX_LOCAL_RANK));
-    local_size_ = static_cast<int>(get_int(job_, PMIX_LOCAL_SIZE));
-    node_id_ = static_cast<int>(get_int(self_, PMIX_NODEID));
-    long nodes = 0;
-    num_nodes_ = try_get_int(job_, PMIX_NUM_NODES, nodes) ? static_cast<int>(nodes) : 1;
-    hostname_ = try_get_string(self_, PMIX_HOSTNAME).value_or("");
-    if (hostname_.empty()) {
-      char host[256] = {};
-      ::gethostname(host, sizeof host - 1);
-      hostname_ = host;
+    try {
+      read_job();
+    } catch (const BootstrapError& e) {
+      // Under a tight limit these gets fail for want of memory, not of data.
+      throw BootstrapError(e.what() + address_space_note());
     }
-    auto peers = try_get_string(job_, PMIX_LOCAL_PEERS);
-    if (!peers) throw BootstrapError("PMIx_Get(PMIX_LOCAL_PEERS) failed: the server did not provide local peers");
-    for (size_t pos = 0; pos < peers->size();) {
-      size_t end = peers->find(',', pos);
-      if (end == std::string::npos) end = peers->size();
-      local_peers_.push_back(std::stoi(peers->substr(pos, end - pos)));
-      pos = end + 1;
-    }
-    job_id_ = sanitize(self_.nspace);
   }
 
   ~PmixBootstrap() override {
@@ -217,6 +264,32 @@ class PmixBootstrap final : public Bootstrap {
   }
 
  private:
+  void read_job() {
+    PMIX_LOAD_PROCID(&job_, self_.nspace, PMIX_RANK_WILDCARD);
+
+    size_ = static_cast<int>(get_int(job_, PMIX_JOB_SIZE));
+    local_rank_ = static_cast<int>(get_int(self_, PMIX_LOCAL_RANK));
+    local_size_ = static_cast<int>(get_int(job_, PMIX_LOCAL_SIZE));
+    node_id_ = static_cast<int>(get_int(self_, PMIX_NODEID));
+    long nodes = 0;
+    num_nodes_ = try_get_int(job_, PMIX_NUM_NODES, nodes) ? static_cast<int>(nodes) : 1;
+    hostname_ = try_get_string(self_, PMIX_HOSTNAME).value_or("");
+    if (hostname_.empty()) {
+      char host[256] = {};
+      ::gethostname(host, sizeof host - 1);
+      hostname_ = host;
+    }
+    auto peers = try_get_string(job_, PMIX_LOCAL_PEERS);
+    if (!peers) throw BootstrapError("PMIx_Get(PMIX_LOCAL_PEERS) failed: the server did not provide local peers");
+    for (size_t pos = 0; pos < peers->size();) {
+      size_t end = peers->find(',', pos);
+      if (end == std::string::npos) end = peers->size();
+      local_peers_.push_back(std::stoi(peers->substr(pos, end - pos)));
+      pos = end + 1;
+    }
+    job_id_ = sanitize(self_.nspace);
+  }
+
   void check_rank(const char* op, int rank) const {
     if (rank < 0 || rank >= size_)
       throw BootstrapError(std::string(op) + ": rank " + std::to_string(rank) + " out of range [0, " + std::to_string(size_) + ")");

@@ -152,6 +152,9 @@ int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
     return traced(c, "bcast", "pipelined shared memory", bytes) + shm_bcast_pipe(*shm, c, buf, bytes, root);
   if (NodeShm* shm = cma_for(c, bytes, thresholds().cma_bcast_min))
     return traced(c, "bcast", "single-copy (CMA)", bytes) + shm_bcast_cma(*shm, c, buf, bytes, root);
+  // Point-to-point from here on; a one-node communicator still numbers it and posts its size in
+  // its region, where a rank whose other count chose a shared-memory algorithm looks.
+  PostedSize posted(node_shm(c), c, bytes, "xmsg_bcast");
   if (node_aware_possible(c)) {
     bool done = false;
     int e = node_aware_bcast(c, buf, bytes, root, &done);
@@ -168,6 +171,7 @@ int run_reduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
   if (NodeShm* shm = shm_for(c, count * static_cast<int64_t>(op.elem_size)))
     return traced(c, "reduce", "shared memory", count * static_cast<int64_t>(op.elem_size)) +
            shm_reduce(*shm, c, sendbuf, recvbuf, count, op, root, false);
+  PostedSize posted(node_shm(c), c, count * static_cast<int64_t>(op.elem_size), "xmsg_reduce");  // as in run_bcast
   if (oversubscribed() && count * static_cast<int64_t>(op.elem_size) <= thresholds().reduce_flat_max)
     return traced(c, "reduce", "linear", count * static_cast<int64_t>(op.elem_size)) +
            reduce_linear(c, sendbuf, recvbuf, count, op, root);
@@ -185,6 +189,7 @@ int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t cou
     return traced(c, "allreduce", "pipelined shared memory", bytes) + shm_allreduce_pipe(*shm, c, sendbuf, recvbuf, count, op);
   if (NodeShm* shm = cma_for(c, bytes, thresholds().cma_allreduce_min))
     return traced(c, "allreduce", "single-copy (CMA)", bytes) + shm_allreduce_cma(*shm, c, sendbuf, recvbuf, count, op);
+  PostedSize posted(node_shm(c), c, bytes, "xmsg_allreduce");  // as in run_bcast
   if (node_aware_possible(c)) {
     bool done = false;
     int e = node_aware_allreduce(c, sendbuf, recvbuf, count, op, &done);
@@ -262,6 +267,7 @@ int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t bloc
     return traced(c, "alltoall", "pipelined shared memory", block) + shm_alltoall_pipe(*shm, c, sendbuf, recvbuf, block);
   if (NodeShm* shm = cma_for(c, block, thresholds().cma_alltoall_min))
     return traced(c, "alltoall", "single-copy (CMA)", block) + shm_alltoall_cma(*shm, c, sendbuf, recvbuf, block);
+  PostedSize posted(node_shm(c), c, block, "xmsg_alltoall");  // as in run_bcast
   if (block <= thresholds().alltoall_small && c.size >= thresholds().alltoall_bruck_ranks && !oversubscribed())
     return traced(c, "alltoall", "bruck", block) + alltoall_bruck(c, sendbuf, recvbuf, block);
   if (block < thresholds().alltoall_large || (oversubscribed() && block <= thresholds().alltoall_flat_max))

@@ -38,6 +38,20 @@ enum Tag : int {
   kTagNodeRegion = 9 << 10,  // setting up a communicator's shared-memory region
 };
 
+// Asked by Step::wait, once a wait has lasted (every 256 polls), whether to give up on it: a
+// point-to-point algorithm on a communicator whose peers may have gone another way sets one
+// (PostedSize) for as long as it runs. Its error ends the wait; the step's receives are then
+// cancelled and its sends left to finish on their own.
+class StallCheck {
+ public:
+  virtual int check() = 0;
+
+ protected:
+  ~StallCheck() = default;
+};
+// The one in force on this thread, or nullptr.
+StallCheck*& active_stall_check();
+
 // The sends and receives of one step of an algorithm; wait() completes all of them and
 // returns the first error. The destructor waits too, so no request outlives its buffers.
 class Step {
@@ -198,6 +212,30 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
                   void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min);
 int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                       const ReduceOp& op);
+
+// A point-to-point algorithm on a communicator that has a region (`s` not null) takes the
+// collective's number there and posts its byte count like the shared-memory algorithms, for as
+// long as this object lives. A rank whose different count sent it down a shared-memory
+// algorithm then sees the mismatch instead of waiting for a post that never comes, and this
+// rank's point-to-point waits look for such a post (StallCheck) instead of waiting for messages
+// that never come. Numbering every collective alike also keeps the ranks' region sequence in
+// step after such an error. With `s` null it does nothing.
+class PostedSize final : public StallCheck {
+ public:
+  PostedSize(NodeShm* s, const Comm& c, int64_t bytes, const char* func);
+  ~PostedSize();
+  PostedSize(const PostedSize&) = delete;
+  PostedSize& operator=(const PostedSize&) = delete;
+  int check() override;
+
+ private:
+  NodeShm* s_;
+  const Comm& c_;
+  int64_t bytes_;
+  const char* func_;
+  uint64_t seq_ = 0;
+  StallCheck* outer_ = nullptr;
+};
 
 int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
                        void* recvbuf, const int64_t* rcounts, const int64_t* rdispls);

@@ -53,6 +53,38 @@ int fail(int code, const char* fmt, ...) {
   return xmsgi_error(code, "%s", message);
 }
 
+StallCheck*& active_stall_check() {
+  static thread_local StallCheck* current = nullptr;
+  return current;
+}
+
+namespace {
+
+// xmsg_waitall, asking `check` every 256 polls. When it says to give up, receives still posted
+// are cancelled (they would match a later collective's messages) and sends are left to finish
+// on their own (a peer may never take a large one).
+int wait_all_checked(int count, xmsg_request_t* requests, xmsg_status_t* statuses, StallCheck& check,
+                     bool* withdrawn) {
+  unsigned spins = 0;
+  for (uint32_t polls = 1;; ++polls) {
+    int done = 0;
+    if (int e = xmsg_testall(count, requests, &done, statuses); e != XMSG_SUCCESS || done) return e;
+    xmsgi_idle(&spins);
+    if ((polls & 255) != 0) continue;
+    const int stop = check.check();
+    if (stop == XMSG_SUCCESS) continue;
+    for (int i = 0; i < count; ++i)
+      if (requests[i] != XMSG_REQUEST_NULL) {
+        xmsg_cancel(&requests[i]);
+        xmsg_request_free(&requests[i]);
+      }
+    *withdrawn = true;
+    return stop;
+  }
+}
+
+}  // namespace
+
 Step::~Step() {
   if (count_ > 0) wait();
 }
@@ -104,8 +136,17 @@ int Step::wait() {
     std::vector<xmsg_status_t> more_statuses;
     if (!inline_only) more_statuses.resize(static_cast<size_t>(count_));
     xmsg_status_t* statuses = inline_only ? inline_statuses : more_statuses.data();
-    int e = xmsg_waitall(count_, requests, statuses);
+    StallCheck* check = active_stall_check();
+    bool withdrawn = false;
+    int e = check ? wait_all_checked(count_, requests, statuses, *check, &withdrawn)
+                  : xmsg_waitall(count_, requests, statuses);
     if (e != XMSG_SUCCESS && error_ == XMSG_SUCCESS) error_ = e;
+    if (withdrawn) {  // the statuses say nothing
+      count_ = 0;
+      more_.clear();
+      more_expected_.clear();
+      return error_;
+    }
     // A shorter message than expected is no p2p error, but in a collective it means the ranks
     // disagree on the count or the datatype: the rest of the buffer would hold stale bytes.
     for (int i = 0; i < count_ && error_ == XMSG_SUCCESS; ++i) {

@@ -29,6 +29,7 @@
 #include <functional>
 #include <string>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "algorithm_selection.hpp"
@@ -186,8 +187,10 @@ bool agree_on_cma(const Comm& c, NodeShm* s) {
 // instructions start.
 constexpr unsigned kOversubscribedSpinCredit = 31;
 
-template <class Ready>
-int wait_for(const Comm& c, const char* func, Ready&& ready) {
+// `check`, asked with the liveness checks (every 256 polls), may end the wait with its error:
+// the pipelines look there for peers that went another way (size_disagreement).
+template <class Ready, class Check>
+int wait_for(const Comm& c, const char* func, Ready&& ready, Check&& check) {
   static const uint32_t progress_mask = oversubscribed() ? 7 : 63;
   static const unsigned first_spin = oversubscribed() ? kOversubscribedSpinCredit : 0;
   unsigned spins = first_spin;
@@ -195,12 +198,19 @@ int wait_for(const Comm& c, const char* func, Ready&& ready) {
     xmsgi_idle(&spins);
     if (polls > 256 || (polls & progress_mask) == 0) {
       xmsgi_progress();
-      if ((polls & 255) == 0)
+      if ((polls & 255) == 0) {
         for (int r = 0; r < c.size; ++r)
           if (int e = xmsgi_check_peer(c.handle, r, func)) return e;
+        if (int e = check()) return e;
+      }
     }
   }
   return XMSG_SUCCESS;
+}
+
+template <class Ready>
+int wait_for(const Comm& c, const char* func, Ready&& ready) {
+  return wait_for(c, func, ready, []() -> int { return XMSG_SUCCESS; });
 }
 
 // A rank's posted word is (seq << kSizeBits) | a fingerprint of the byte count it passed, so a
@@ -219,9 +229,12 @@ bool has_posted(NodeShm& s, int rank, uint64_t seq) {
   return true;
 }
 
-// After has_posted(rank, seq): did `rank` pass the same byte count as `bytes`?
+// After has_posted(rank, seq): did `rank` pass the same byte count as `bytes`? A post of a later
+// collective in that half (seq + 2: pipelines and PostedSize post without claiming it, see
+// pipe_post) answers nothing about this one and counts as agreement: `rank` is past it.
 bool same_size(const NodeShm& s, int rank, uint64_t seq, int64_t bytes) {
-  return (s.region.posted(rank, seq).load(std::memory_order_relaxed) & kSizeMask) == size_fingerprint(bytes);
+  const uint64_t word = s.region.posted(rank, seq).load(std::memory_order_relaxed);
+  return (word >> kSizeBits) != seq || (word & kSizeMask) == size_fingerprint(bytes);
 }
 
 int size_mismatch(const Comm& c, int rank, const char* func) {
@@ -235,6 +248,22 @@ int first_other_size(const NodeShm& s, const Comm& c, uint64_t seq, int64_t byte
   for (int r = 0; r < c.size; ++r)
     if (r != c.rank && !same_size(s, r, seq, bytes)) return r;
   return -1;
+}
+
+// A peer that has posted collective `seq` with a byte count other than `bytes`, or -1. Every
+// algorithm through the region (and every point-to-point one on a communicator that has a
+// region: PostedSize) posts its size as it starts, so this finds ranks whose different counts
+// sent them down another algorithm, or down the same one with another layout, which would
+// otherwise wait for each other forever.
+int posted_other_size(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes) {
+  for (int r = 0; r < c.size; ++r)
+    if (r != c.rank && has_posted(s, r, seq) && !same_size(s, r, seq, bytes)) return r;
+  return -1;
+}
+
+int size_disagreement(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, const char* func) {
+  const int other = posted_other_size(s, c, seq, bytes);
+  return other < 0 ? XMSG_SUCCESS : size_mismatch(c, other, func);
 }
 
 // Waits until every other rank has posted collective `seq` (ours is the caller's business:
@@ -396,6 +425,19 @@ class PipeWriter {
     s_.region.chunk_stamp(c_.rank, slot).store(stamp_of(seq_, next_), std::memory_order_release);
     ++next_;
   }
+  // The rank that has yet to read the chunk of this collective in the slot try_claim() wants,
+  // or -1 (the slot is free, or holds an older collective's chunk).
+  int blocking_reader() const {
+    const int slot = static_cast<int>(next_ % static_cast<uint64_t>(s_.region.pipe_chunks()));
+    const uint64_t old = s_.region.chunk_stamp(c_.rank, slot).load(std::memory_order_relaxed);
+    if (old == 0 || (old >> 24) < seq_) return -1;
+    const uint64_t reader = reader_of_((old & 0xffffff) - 1);
+    for (int r = 0; r < c_.size; ++r)
+      if (r != c_.rank && (reader == kAllReaders || reader == static_cast<uint64_t>(r)) &&
+          s_.region.consumed(r, c_.rank).load(std::memory_order_acquire) < old)
+        return r;
+    return -1;
+  }
 
  private:
   bool read_by_all(uint64_t old) {
@@ -422,6 +464,25 @@ class PipeWriter {
   uint64_t next_ = 0;
   std::function<uint64_t(uint64_t)> reader_of_;
 };
+
+// Every pipelined collective posts its byte count as it starts, like the slot ones, so a peer
+// that waits for our post finds it and compares sizes, and a peer that waits for our chunks
+// sees our size beside them (size_disagreement, asked while waiting). It writes nothing else
+// into its half, so it need not claim it (claim_slot: reading peers' `done` lines, a transfer
+// per peer on every call): a peer still in collective seq - 2 only reads our post of it, which
+// same_size then tells apart from this one.
+void pipe_post(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes) { publish(s, c, seq, bytes); }
+
+// After a pipelined collective every rank took part in: had every peer posted our size? A peer
+// with another count can stream a layout that happens to feed us everything we wait for
+// (fewer bytes, or chunks at the same indices), so finishing is no proof of agreement. Every
+// peer posted as it started (waiting here is for the rare one we took nothing from).
+int pipe_agreement(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, int error, const char* func) {
+  if (error != XMSG_SUCCESS) return error;
+  if (int e = wait_all_posted(s, c, seq, func)) return e;
+  const int other = first_other_size(s, c, seq, bytes);
+  return other < 0 ? XMSG_SUCCESS : size_mismatch(c, other, func);
+}
 
 // Chunk `chunk` of `writer`'s stream in collective `seq` when it is there, else nullptr.
 const std::byte* pipe_chunk(const NodeShm& s, int writer, uint64_t seq, uint64_t chunk) {
@@ -764,10 +825,23 @@ int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root
   const uint64_t chunks = static_cast<uint64_t>(chunks_for(bytes, chunk));
   int e = XMSG_SUCCESS;
   if (c.rank == root) {
+    // Only the root posts (readers never wait for each other): a reader whose count differs
+    // finds the mismatch in the root's post, and leaves; the root, whose ring may then stay
+    // full, notices that the reader it waits for has finished.
+    pipe_post(s, c, seq, bytes);
     PipeWriter out(s, c, seq, [](uint64_t) { return kAllReaders; });
+    auto reader_left = [&]() -> int {
+      const int r = out.blocking_reader();
+      if (r < 0 || s.region.done(r).load(std::memory_order_acquire) < seq || out.blocking_reader() != r)
+        return XMSG_SUCCESS;
+      return fail(XMSG_ERR_TRUNCATE,
+                  "%s: rank %d finished the broadcast without reading all of root %d's data: the ranks passed "
+                  "different counts or datatypes",
+                  func, r, root);
+    };
     std::byte* dst = nullptr;
     while (e == XMSG_SUCCESS && out.written() < chunks) {
-      e = wait_for(c, func, [&] { return (dst = out.try_claim()) != nullptr; });
+      e = wait_for(c, func, [&] { return (dst = out.try_claim()) != nullptr; }, reader_left);
       if (e != XMSG_SUCCESS) break;
       const int64_t offset = static_cast<int64_t>(out.written()) * chunk;
       copy_bytes(dst, at(buf, offset), std::min(chunk, bytes - offset));
@@ -777,12 +851,17 @@ int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root
   }
   for (uint64_t k = 0; e == XMSG_SUCCESS && k < chunks; ++k) {
     const std::byte* src = nullptr;
-    e = wait_for(c, func, [&] { return (src = pipe_chunk(s, root, seq, k)) != nullptr; });
+    e = wait_for(
+        c, func, [&] { return (src = pipe_chunk(s, root, seq, k)) != nullptr; },
+        [&] { return size_disagreement(s, c, seq, bytes, func); });
     if (e != XMSG_SUCCESS) break;
     const int64_t offset = static_cast<int64_t>(k) * chunk;
     copy_bytes(at(buf, offset), src, std::min(chunk, bytes - offset));
     pipe_release(s, c, root, seq, k);
   }
+  // The root posted before its first chunk, so its post is visible once a chunk was.
+  if (e == XMSG_SUCCESS && (!has_posted(s, root, seq) || !same_size(s, root, seq, bytes)))
+    e = size_mismatch(c, root, func);
   return finish(s, c, seq, e);
 }
 
@@ -797,6 +876,7 @@ int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
   const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
   const uint64_t per_block = static_cast<uint64_t>(chunks_for(block, chunk));
   const uint64_t total = per_block * static_cast<uint64_t>(n - 1);
+  pipe_post(s, c, seq, block);
   PipeWriter out(s, c, seq, [=](uint64_t k) { return static_cast<uint64_t>((me + 1 + static_cast<int>(k / per_block)) % n); });
   std::vector<uint64_t> taken(static_cast<size_t>(n), 0);  // chunks taken from each writer
   uint64_t read = 0;
@@ -838,8 +918,8 @@ int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
     if (own_copied < block && (out.written() + read == before || (out.written() == total && read == total)))
       copy_own_piece();
     return out.written() == total && read == total && own_copied == block;
-  });
-  return finish(s, c, seq, e);
+  }, [&] { return size_disagreement(s, c, seq, block, func); });
+  return finish(s, c, seq, pipe_agreement(s, c, seq, block, e, func));
 }
 
 // Commutative ops only. Reduce-scatter: every rank streams segment j of its vector to rank j
@@ -865,6 +945,7 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
     return k;
   };
   const uint64_t my_phase1 = phase1_start(me, n), my_total = my_phase1 + chunks_of(me);
+  pipe_post(s, c, seq, count * es);
   PipeWriter out(s, c, seq, [&, my_phase1](uint64_t k) {
     if (k >= my_phase1) return kAllReaders;
     int step = 1;
@@ -944,9 +1025,25 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
       }
     }
     return out.written() == my_total && gathered_segments == n - 1;
-  });
-  return finish(s, c, seq, e);
+  }, [&] { return size_disagreement(s, c, seq, count * es, func); });
+  return finish(s, c, seq, pipe_agreement(s, c, seq, count * es, e, func));
 }
+
+PostedSize::PostedSize(NodeShm* s, const Comm& c, int64_t bytes, const char* func)
+    : s_(s), c_(c), bytes_(bytes), func_(func) {
+  if (!s_) return;
+  seq_ = start(*s_);
+  pipe_post(*s_, c_, seq_, bytes_);  // no claim needed: see there
+  outer_ = std::exchange(active_stall_check(), this);
+}
+
+PostedSize::~PostedSize() {
+  if (!s_) return;
+  active_stall_check() = outer_;
+  finish(*s_, c_, seq_, XMSG_SUCCESS);
+}
+
+int PostedSize::check() { return size_disagreement(*s_, c_, seq_, bytes_, func_); }
 
 }  // namespace xmsg::coll
 

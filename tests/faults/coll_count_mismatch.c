@@ -2,8 +2,7 @@
  * (rank 0 four ints, rank 1 eight); with MPI_ERRORS_RETURN every rank must get MPI_ERR_TRUNCATE
  * instead of wrong data or a hang (issue 19, finding 9). OP: allreduce, bcast-short (root sends
  * fewer than the other expects), bcast-long (root sends more). Exits 0 when every rank saw it.
- * Sizes that make the ranks pick different algorithms (e.g. 256 KiB against 512 KiB within a
- * node) are not detected yet: issue 19's note. */
+ * Sizes that make the ranks pick different algorithms: coll_algorithm_mismatch.c. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>

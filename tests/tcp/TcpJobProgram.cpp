@@ -52,6 +52,7 @@
 #include <xmsg/transport/tcp.hpp>
 
 #include "Frame.hpp"
+#include "../faults/raw_tcp_client.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -78,6 +79,11 @@ using transport::MessageKind;
 using transport::WireHeader;
 
 namespace {
+
+using test::closed_by_peer;
+using test::connect_to;
+using test::raw_hello;
+using test::send_all;
 
 int g_rank = -1;
 
@@ -474,30 +480,6 @@ void landing() {
   if (job.rank == 0) std::printf("xmsg_tcp_job: land OK (%d ranks, %zu of %zu messages landed)\n", job.size, sink.landed, expected);
 }
 
-int connect_to(const std::string& address) {
-  auto colon = address.rfind(':');
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(std::stoi(address.substr(colon + 1))));
-  ::inet_pton(AF_INET, address.substr(0, colon).c_str(), &sa.sin_addr);
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  check(fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0, "plain connect to " + address + " failed");
-  return fd;
-}
-
-// True when the other end closes the socket within `seconds` (reading and discarding).
-bool closed_by_peer(int fd, int seconds) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  char buf[256];
-  while (std::chrono::steady_clock::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return true;
-  }
-  return false;
-}
-
 void intruder() {
   Job job;
   check(job.size >= 2, "intruder needs 2 ranks");
@@ -648,43 +630,6 @@ std::string job_secret_of(bootstrap::Bootstrap& boot) {
   }
   if (auto v = boot.job_value("xmsg.job_secret"); v && !v->empty()) return *v;
   return boot.get_string(0, "xmsg.tcp.secret");
-}
-
-void send_all(int fd, const void* data, size_t n) {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    ssize_t k = ::send(fd, p, n, MSG_NOSIGNAL);
-    check(k > 0, std::string("raw send failed: ") + std::strerror(errno));
-    p += k, n -= static_cast<size_t>(k);
-  }
-}
-
-// A raw client's side of the handshake: hello as rank `from` to rank `to`, then the welcome,
-// whose proof is checked with `secret` (`welcome_proven`). With `prove`, sends a correct proof.
-transport::tcp::HandshakeMessage raw_hello(int fd, uint32_t from, uint32_t to, const std::string& secret, bool& welcome_proven) {
-  using transport::tcp::HandshakeMessage;
-  HandshakeMessage hello;
-  hello.type = transport::tcp::HandshakeType::kHello;
-  hello.from = from, hello.to = to, hello.nonce = transport::tcp::random_nonce();
-  auto wire = hello.encode();
-  send_all(fd, wire.data(), wire.size());
-  std::array<uint8_t, HandshakeMessage::kWireSize> welcome{};
-  size_t got = 0;
-  while (got < welcome.size()) {
-    ssize_t n = ::recv(fd, welcome.data() + got, welcome.size() - got, 0);
-    check(n > 0, "no welcome for a well-formed hello");
-    got += static_cast<size_t>(n);
-  }
-  std::string error;
-  auto w = HandshakeMessage::decode(welcome, error);
-  check(w && w->type == transport::tcp::HandshakeType::kWelcome, "expected a welcome: " + error);
-  const auto expected = transport::tcp::JobSecret(secret).acceptor_proof(to, from, hello.nonce, w->nonce);
-  welcome_proven = transport::tcp::digests_equal(w->mac, expected);
-  HandshakeMessage proof;
-  proof.type = transport::tcp::HandshakeType::kProof;
-  proof.from = from, proof.to = to;
-  proof.mac = transport::tcp::JobSecret(secret).connector_proof(from, to, w->nonce, hello.nonce);
-  return proof;
 }
 
 // Issue 19 #5: more stalled unauthenticated callers than the listener keeps must not lock out a
