@@ -91,7 +91,7 @@ World::World() : matching_(1) {
       }
   }
   for (size_t i = 0; i < transports_.size(); ++i) {
-    transports_[i]->connect(assigned[i]);
+    transports_[i]->connect(assigned[i], {selector.carries_same_node_pairs(transports_[i]->name())});
     if (!assigned[i].empty()) active_.push_back(transports_[i].get());
   }
 

@@ -38,3 +38,17 @@ TEST(TransportSelector, BadNamesAreRejectedByName) {
   EXPECT_THROW(TransportSelector("verbs", {"shm", "tcp"}), std::invalid_argument);  // not built
   EXPECT_THROW(TransportSelector(",", {"shm"}), std::invalid_argument);
 }
+
+// The runtime tells verbs (ConnectOptions) that it carries same-node pairs: only when
+// XMSG_TRANSPORTS names it first, so every rank plans the same layout.
+TEST(TransportSelector, SameNodePairsGoToTheTransportListedFirst) {
+  const std::vector<std::string> built{"shm", "verbs", "tcp"};
+  EXPECT_FALSE(TransportSelector("", built).carries_same_node_pairs("verbs"));
+  EXPECT_TRUE(TransportSelector("", built).carries_same_node_pairs("shm"));
+  EXPECT_TRUE(TransportSelector("verbs", built).carries_same_node_pairs("verbs"));
+  EXPECT_TRUE(TransportSelector("verbs,tcp", built).carries_same_node_pairs("verbs"));
+  EXPECT_TRUE(TransportSelector(",verbs", built).carries_same_node_pairs("verbs"));
+  EXPECT_FALSE(TransportSelector("shm,verbs", built).carries_same_node_pairs("verbs"));
+  EXPECT_FALSE(TransportSelector("tcp,verbs", built).carries_same_node_pairs("verbs"));
+  EXPECT_TRUE(TransportSelector("tcp,verbs", built).carries_same_node_pairs("tcp"));
+}

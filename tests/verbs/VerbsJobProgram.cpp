@@ -17,6 +17,7 @@
 // Prints "xmsg_verbs_job: OK (<mode>, <n> QPs)" from rank 0 on success; exits non-zero naming
 // the rank and the reason otherwise. With no RDMA device it exits 1 ("no RDMA device").
 #include <xmsg/bootstrap/bootstrap.hpp>
+#include <xmsg/transport/selector.hpp>
 #include <xmsg/transport/verbs.hpp>
 
 #include <sched.h>
@@ -140,7 +141,9 @@ int main(int argc, char** argv) {
   }
   check(t != nullptr, "no RDMA device");
   auto* verbs_transport = dynamic_cast<verbs::VerbsTransport*>(t.get());
-  const bool all_pairs = verbs::verbs_carries_same_node_pairs(std::getenv("XMSG_TRANSPORTS"));
+  const char* preference = std::getenv("XMSG_TRANSPORTS");
+  const bool all_pairs = transport::TransportSelector(preference ? preference : "", {"shm", "verbs", "tcp"})
+                             .carries_same_node_pairs("verbs");
   // Peers: every other rank when verbs carries same-node pairs too, else the ranks of other
   // nodes (local_peers(), not node_of(): launchers need not serve remote ranks' node ids).
   const std::vector<int> local = boot->local_peers();
@@ -148,7 +151,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < size; ++r) {
     if (r != rank && (all_pairs || std::find(local.begin(), local.end(), r) == local.end())) peers.push_back(r);
   }
-  t->connect(peers);
+  t->connect(peers, {all_pairs});
   Sink sink;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   // Yield when idle: under soft-RoCE the device is kernel threads that spinning ranks starve.

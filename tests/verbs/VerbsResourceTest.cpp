@@ -871,17 +871,6 @@ TEST_F(XrcRefusal, TgtWhoseOwnerDiedFailsTheSenderWithRetryExceeded) {
   EXPECT_EQ(after[0].qp_num, ini->qpn());
 }
 
-TEST(VerbsTransportConfig, SameNodePairsOnlyWhenVerbsIsListedFirst) {
-  EXPECT_FALSE(verbs_carries_same_node_pairs(nullptr));
-  EXPECT_FALSE(verbs_carries_same_node_pairs(""));
-  EXPECT_TRUE(verbs_carries_same_node_pairs("verbs"));
-  EXPECT_TRUE(verbs_carries_same_node_pairs("verbs,tcp"));
-  EXPECT_TRUE(verbs_carries_same_node_pairs(",verbs"));
-  EXPECT_FALSE(verbs_carries_same_node_pairs("shm,verbs"));
-  EXPECT_FALSE(verbs_carries_same_node_pairs("tcp,verbs"));
-  EXPECT_FALSE(verbs_carries_same_node_pairs("verbsx"));
-}
-
 TEST(VerbsTransportConfig, ModeFollowsTheDeviceAndNamesTheVariable) {
   REQUIRE_RDMA_DEVICE();
   Device device = Device::open_default();

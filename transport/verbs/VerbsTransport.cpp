@@ -71,14 +71,6 @@ PlanMode choose_mode(const Device& device, const char* env_value) {
   return mode;
 }
 
-bool verbs_carries_same_node_pairs(const char* xmsg_transports) {
-  if (xmsg_transports == nullptr) return false;
-  std::string_view list(xmsg_transports);
-  while (!list.empty() && (list.front() == ',' || list.front() == ' ')) list.remove_prefix(1);
-  const auto first = list.substr(0, list.find(','));
-  return first == "verbs";
-}
-
 std::string_view to_string(WireUpScheme scheme) { return scheme == WireUpScheme::lazy ? "lazy" : "eager"; }
 
 WireUpScheme choose_wireup_scheme(const char* env_value) {
@@ -243,11 +235,11 @@ int VerbsTransport::add_qp(std::unique_ptr<QueuePair> qp) {
   return static_cast<int>(qps_.size()) - 1;
 }
 
-void VerbsTransport::connect(std::span<const int> peers) {
+void VerbsTransport::connect(std::span<const int> peers, const xmsg::transport::ConnectOptions& options) {
   if (connected_) throw TransportError("verbs: connect() called twice");
   connected_ = true;
   const auto wire_up_start = std::chrono::steady_clock::now();
-  const bool own_nodes = verbs_carries_same_node_pairs(params::text("XMSG_TRANSPORTS").c_str());
+  const bool own_nodes = options.carries_same_node_pairs;
   my_node_ = own_nodes ? rank_ : boot_.node_id();
   heard_.assign(static_cast<std::size_t>(boot_.size()), 0);
   last_probe_round_ = std::chrono::steady_clock::now();

@@ -54,10 +54,6 @@ std::string_view to_string(WireUpScheme scheme);
 // variable.
 WireUpScheme choose_wireup_scheme(const char* env_value);
 
-// True when XMSG_TRANSPORTS makes verbs carry pairs of one node too (its first entry is
-// "verbs"): then every rank is planned as its own node. Every rank sees the same variable, so
-// every rank plans the same layout.
-bool verbs_carries_same_node_pairs(const char* xmsg_transports);
 
 class VerbsTransport final : public xmsg::transport::Transport, private ConnectionManager::Handler {
  public:
@@ -67,7 +63,8 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
 
   std::string_view name() const override { return "verbs"; }
   xmsg::transport::Capabilities capabilities() const override;
-  void connect(std::span<const int> peers) override;
+  // options.carries_same_node_pairs: every rank is planned as its own node.
+  void connect(std::span<const int> peers, const xmsg::transport::ConnectOptions& options) override;
   bool try_send(int peer, const xmsg::transport::WireHeader& header, std::span<const std::byte> payload) override;
   int progress(xmsg::transport::MessageSink& sink) override;
   xmsg::transport::MemoryHandle expose(const void* buffer, size_t length) override;

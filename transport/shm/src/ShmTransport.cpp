@@ -96,10 +96,11 @@ class ShmTransport final : public Transport {
     c.max_eager_payload = max_payload_;
     c.remote_write = cma_all_;
     c.peek_payload = kMailboxPayload;
+    c.input_hint = true;
     return c;
   }
 
-  void connect(std::span<const int> peers) override {
+  void connect(std::span<const int> peers, const ConnectOptions&) override {
     const int world = boot_.size();
     peer_at_.assign(world, nullptr);
     const bool active = !peers.empty();

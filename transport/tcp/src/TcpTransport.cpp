@@ -145,7 +145,7 @@ void TcpTransport::open_listener() {
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-void TcpTransport::connect(std::span<const int> peers) {
+void TcpTransport::connect(std::span<const int> peers, const ConnectOptions&) {
   if (connected_) throw TransportError("tcp: connect() called twice");
   open_listener();
   bootstrap_.put_string(kAddressKey, listen_address_);
@@ -1192,12 +1192,6 @@ void TcpTransport::attach_all() const {
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c->fd, &ev);
     c->in_epoll = true;
   }
-}
-
-int TcpTransport::wait_fd() const {
-  // A waiter sleeping on it must wake for data on every connection.
-  attach_all();
-  return epoll_fd_;
 }
 
 int TcpTransport::drive(MessageSink* sink) {

@@ -39,7 +39,7 @@ class TcpTransport final : public Transport {
 
   std::string_view name() const override { return "tcp"; }
   Capabilities capabilities() const override { return {true, config_.max_payload}; }
-  void connect(std::span<const int> peers) override;
+  void connect(std::span<const int> peers, const ConnectOptions& options) override;
   bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) override;
   int progress(MessageSink& sink) override;
   // Remote read over the stream: read_remote() asks the owner for the range (kReadRequest); the
@@ -49,7 +49,6 @@ class TcpTransport final : public Transport {
   void release(const MemoryHandle& handle) override;
   void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                    ReadCompletion& done) override;
-  int wait_fd() const override;
   void disconnect() override;
 
   // Every accepted byte is in the kernel (see tcp_output_flushed).

@@ -61,6 +61,10 @@ class TransportSelector {
 
   const std::vector<std::string>& order() const { return order_; }
 
+  // Whether `name` carries pairs of ranks that share a node although shm could: it comes first
+  // in the order. The same on every rank (it depends on XMSG_TRANSPORTS alone).
+  bool carries_same_node_pairs(std::string_view name) const { return !order_.empty() && order_.front() == name; }
+
  private:
   static bool contains(const std::vector<std::string>& v, const std::string& s) {
     for (const auto& x : v)

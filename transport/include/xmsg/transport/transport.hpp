@@ -113,8 +113,30 @@ struct Capabilities {
   bool remote_write = false;     // write_remote() works (CMA); lets a sender copy part of a
                                  // rendezvous message while the receiver reads the rest
   size_t peek_payload = 0;       // largest message wait_peek() can show (0: not offered)
+  bool input_hint = false;       // input_ready() really looks (false: it always answers true)
 };
 
+// What the runtime decided about a transport before it connects (TransportSelector).
+struct ConnectOptions {
+  // Pairs of ranks that share a node go over this transport too (XMSG_TRANSPORTS names it
+  // first). The same on every rank. verbs then plans every rank as a node of its own.
+  bool carries_same_node_pairs = false;
+};
+
+// The contract every transport keeps (the runtime relies on each point):
+//   * Errors. The factory (construction) and connect() may throw, with a message naming the
+//     cause; xmsg_init reports it. try_send(), progress(), read_remote(), write_remote() and
+//     disconnect() do not throw for anything a peer, the network or the machine can cause: a
+//     peer that fails is reported through MessageSink::on_peer_failure (once), a transfer that
+//     fails through its ReadCompletion. Only a caller's contract violation (a peer it was not
+//     given, a payload over max_eager_payload) may throw, as a bug. expose() may throw when the
+//     buffer cannot be registered; the C API turns any exception into an error return.
+//   * try_send() returning false means "no room now", never "dropped": the runtime queues and
+//     retries; messages to one peer arrive in the order try_send() accepted them.
+//   * Optional operations are advertised in Capabilities and implemented exactly where
+//     advertised: read_remote (remote_read), write_remote (remote_write), wait_peek and
+//     take_peeked (peek_payload > 0), input_ready (input_hint). The defaults below are what a
+//     transport without the capability does.
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -125,7 +147,7 @@ class Transport {
   // Collective over the whole job (every rank calls it, in the same order for every transport):
   // sets up what is needed to reach `peers` (world ranks), exchanging addresses through the
   // bootstrap's key-value store. A transport with no peers still takes part in the fences.
-  virtual void connect(std::span<const int> peers) = 0;
+  virtual void connect(std::span<const int> peers, const ConnectOptions& options = {}) = 0;
 
   virtual bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) = 0;
 
@@ -184,10 +206,6 @@ class Transport {
   // otherwise a peer blocked in a receive of those bytes and this rank blocked in the fence
   // would wait for each other.
   virtual bool output_pending() const { return false; }
-
-  // True when a blocked waiter may sleep instead of spinning (e.g. the transport has an fd or
-  // futex to wait on). Used by the progress engine when ranks outnumber cores.
-  virtual int wait_fd() const { return -1; }
 
   // Collective teardown: after this no message arrives for this rank.
   virtual void disconnect() = 0;
