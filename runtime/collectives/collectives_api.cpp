@@ -5,6 +5,7 @@
 
 #include "algorithm_selection.hpp"
 #include "coll.hpp"
+#include "xmsg_internal.h"
 
 using namespace xmsg::coll;
 
@@ -102,285 +103,309 @@ int check_match(const char* func, int64_t send_bytes, int64_t recv_bytes) {
 extern "C" {
 
 int xmsg_barrier(xmsg_comm_t comm) {
-  Comm c;
-  XMSG_TRY(check_comm(comm, "xmsg_barrier", &c));
-  if (c.size == 1) return XMSG_SUCCESS;
-  return run_barrier(c);
+  return xmsgi_guard("xmsg_barrier", [&]() -> int {
+    Comm c;
+    XMSG_TRY(check_comm(comm, "xmsg_barrier", &c));
+    if (c.size == 1) return XMSG_SUCCESS;
+    return run_barrier(c);
+  });
 }
 
 int xmsg_bcast(void* buf, int64_t count, xmsg_datatype_t datatype, int root, xmsg_comm_t comm) {
-  const char* f = "xmsg_bcast";
-  Comm c;
-  size_t es = 0;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_count(f, "count", count));
-  XMSG_TRY(check_type(datatype, f, "datatype", &es));
-  XMSG_TRY(check_root(f, root, c));
-  XMSG_TRY(check_not_in_place(f, "buf", buf));
-  XMSG_TRY(check_buffer(f, "buf", buf, count));
-  const int64_t bytes = count * static_cast<int64_t>(es);
-  if (c.size == 1 || bytes == 0) return XMSG_SUCCESS;
-  return run_bcast(c, buf, bytes, root);
+  return xmsgi_guard("xmsg_bcast", [&]() -> int {
+    const char* f = "xmsg_bcast";
+    Comm c;
+    size_t es = 0;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_count(f, "count", count));
+    XMSG_TRY(check_type(datatype, f, "datatype", &es));
+    XMSG_TRY(check_root(f, root, c));
+    XMSG_TRY(check_not_in_place(f, "buf", buf));
+    XMSG_TRY(check_buffer(f, "buf", buf, count));
+    const int64_t bytes = count * static_cast<int64_t>(es);
+    if (c.size == 1 || bytes == 0) return XMSG_SUCCESS;
+    return run_bcast(c, buf, bytes, root);
+  });
 }
 
 int xmsg_reduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datatype_t datatype, xmsg_op_t op, int root,
                 xmsg_comm_t comm) {
-  const char* f = "xmsg_reduce";
-  Comm c;
-  size_t es = 0;
-  ReduceOp rop;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_count(f, "count", count));
-  XMSG_TRY(check_type(datatype, f, "datatype", &es));
-  XMSG_TRY(resolve_op(op, datatype, es, f, &rop));
-  XMSG_TRY(check_root(f, root, c));
-  const bool is_root = c.rank == root;
-  if (!is_root) XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
-  XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, count));
-  if (is_root) {
-    XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
-    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, count));
-  }
-  if (count == 0) return XMSG_SUCCESS;
-  const void* input = sendbuf == XMSG_IN_PLACE ? recvbuf : sendbuf;
-  if (c.size == 1) {
-    copy_bytes(recvbuf, input, count * static_cast<int64_t>(es));
-    return XMSG_SUCCESS;
-  }
-  return run_reduce(c, input, recvbuf, count, rop, root);
+  return xmsgi_guard("xmsg_reduce", [&]() -> int {
+    const char* f = "xmsg_reduce";
+    Comm c;
+    size_t es = 0;
+    ReduceOp rop;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_count(f, "count", count));
+    XMSG_TRY(check_type(datatype, f, "datatype", &es));
+    XMSG_TRY(resolve_op(op, datatype, es, f, &rop));
+    XMSG_TRY(check_root(f, root, c));
+    const bool is_root = c.rank == root;
+    if (!is_root) XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
+    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, count));
+    if (is_root) {
+      XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+      XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, count));
+    }
+    if (count == 0) return XMSG_SUCCESS;
+    const void* input = sendbuf == XMSG_IN_PLACE ? recvbuf : sendbuf;
+    if (c.size == 1) {
+      copy_bytes(recvbuf, input, count * static_cast<int64_t>(es));
+      return XMSG_SUCCESS;
+    }
+    return run_reduce(c, input, recvbuf, count, rop, root);
+  });
 }
 
 int xmsg_allreduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datatype_t datatype, xmsg_op_t op,
                    xmsg_comm_t comm) {
-  const char* f = "xmsg_allreduce";
-  Comm c;
-  size_t es = 0;
-  ReduceOp rop;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_count(f, "count", count));
-  XMSG_TRY(check_type(datatype, f, "datatype", &es));
-  XMSG_TRY(resolve_op(op, datatype, es, f, &rop));
-  XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, count));
-  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
-  XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, count));
-  if (count == 0) return XMSG_SUCCESS;
-  const void* input = sendbuf == XMSG_IN_PLACE ? recvbuf : sendbuf;
-  if (c.size == 1) {
-    copy_bytes(recvbuf, input, count * static_cast<int64_t>(es));
-    return XMSG_SUCCESS;
-  }
-  return run_allreduce(c, input, recvbuf, count, rop);
+  return xmsgi_guard("xmsg_allreduce", [&]() -> int {
+    const char* f = "xmsg_allreduce";
+    Comm c;
+    size_t es = 0;
+    ReduceOp rop;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_count(f, "count", count));
+    XMSG_TRY(check_type(datatype, f, "datatype", &es));
+    XMSG_TRY(resolve_op(op, datatype, es, f, &rop));
+    XMSG_TRY(check_buffer(f, "sendbuf", sendbuf, count));
+    XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, count));
+    if (count == 0) return XMSG_SUCCESS;
+    const void* input = sendbuf == XMSG_IN_PLACE ? recvbuf : sendbuf;
+    if (c.size == 1) {
+      copy_bytes(recvbuf, input, count * static_cast<int64_t>(es));
+      return XMSG_SUCCESS;
+    }
+    return run_allreduce(c, input, recvbuf, count, rop);
+  });
 }
 
 int xmsg_gather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
                 xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
-  const char* f = "xmsg_gather";
-  Comm c;
-  size_t ses = 0, res = 0;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_root(f, root, c));
-  const bool is_root = c.rank == root, in_place = is_root && sendbuf == XMSG_IN_PLACE;
-  if (!in_place) {
-    XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
-    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
-  }
-  int64_t block = sendcount * static_cast<int64_t>(ses);
-  if (is_root) {
-    XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, true));
-    if (!in_place) XMSG_TRY(check_match(f, block, recvcount * static_cast<int64_t>(res)));
-    block = recvcount * static_cast<int64_t>(res);
-  }
-  if (block == 0) return XMSG_SUCCESS;
-  if (c.size == 1) {
-    if (!in_place) copy_bytes(recvbuf, sendbuf, block);
-    return XMSG_SUCCESS;
-  }
-  return run_gather(c, sendbuf, recvbuf, block, root);
+  return xmsgi_guard("xmsg_gather", [&]() -> int {
+    const char* f = "xmsg_gather";
+    Comm c;
+    size_t ses = 0, res = 0;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_root(f, root, c));
+    const bool is_root = c.rank == root, in_place = is_root && sendbuf == XMSG_IN_PLACE;
+    if (!in_place) {
+      XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
+      XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
+    }
+    int64_t block = sendcount * static_cast<int64_t>(ses);
+    if (is_root) {
+      XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, true));
+      if (!in_place) XMSG_TRY(check_match(f, block, recvcount * static_cast<int64_t>(res)));
+      block = recvcount * static_cast<int64_t>(res);
+    }
+    if (block == 0) return XMSG_SUCCESS;
+    if (c.size == 1) {
+      if (!in_place) copy_bytes(recvbuf, sendbuf, block);
+      return XMSG_SUCCESS;
+    }
+    return run_gather(c, sendbuf, recvbuf, block, root);
+  });
 }
 
 int xmsg_gatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf,
                  const int64_t recvcounts[], const int64_t displs[], xmsg_datatype_t recvtype, int root,
                  xmsg_comm_t comm) {
-  const char* f = "xmsg_gatherv";
-  Comm c;
-  size_t ses = 0, res = 0;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_root(f, root, c));
-  const bool is_root = c.rank == root, in_place = is_root && sendbuf == XMSG_IN_PLACE;
-  if (!in_place) {
-    XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
-    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
-  }
-  const int64_t send_bytes = sendcount * static_cast<int64_t>(ses);
-  if (!is_root) return gatherv_linear(c, sendbuf, send_bytes, nullptr, nullptr, nullptr, root);
-  XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
-  XMSG_TRY(check_array(f, "displs", displs, c, false));
-  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
-  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
-  if (!recvbuf && any_positive(recvcounts, c.size))
-    return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
-  ByteLayout layout(c.size, recvcounts, displs, res);
-  if (!in_place) XMSG_TRY(check_match(f, send_bytes, layout.counts[root]));
-  return gatherv_linear(c, sendbuf, send_bytes, recvbuf, layout.counts, layout.displs, root);
+  return xmsgi_guard("xmsg_gatherv", [&]() -> int {
+    const char* f = "xmsg_gatherv";
+    Comm c;
+    size_t ses = 0, res = 0;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_root(f, root, c));
+    const bool is_root = c.rank == root, in_place = is_root && sendbuf == XMSG_IN_PLACE;
+    if (!in_place) {
+      XMSG_TRY(check_not_in_place(f, "sendbuf (on a rank other than the root)", sendbuf));
+      XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
+    }
+    const int64_t send_bytes = sendcount * static_cast<int64_t>(ses);
+    if (!is_root) return gatherv_linear(c, sendbuf, send_bytes, nullptr, nullptr, nullptr, root);
+    XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
+    XMSG_TRY(check_array(f, "displs", displs, c, false));
+    XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+    XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+    if (!recvbuf && any_positive(recvcounts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
+    ByteLayout layout(c.size, recvcounts, displs, res);
+    if (!in_place) XMSG_TRY(check_match(f, send_bytes, layout.counts[root]));
+    return gatherv_linear(c, sendbuf, send_bytes, recvbuf, layout.counts, layout.displs, root);
+  });
 }
 
 int xmsg_scatter(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
                  xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
-  const char* f = "xmsg_scatter";
-  Comm c;
-  size_t ses = 0, res = 0;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_root(f, root, c));
-  const bool is_root = c.rank == root, in_place = is_root && recvbuf == XMSG_IN_PLACE;
-  if (!in_place) {
-    XMSG_TRY(check_not_in_place(f, "recvbuf (on a rank other than the root)", recvbuf));
-    XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, false));
-  }
-  int64_t block = recvcount * static_cast<int64_t>(res);
-  if (is_root) {
-    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, true));
-    if (!in_place) XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
-    block = sendcount * static_cast<int64_t>(ses);
-  }
-  if (block == 0) return XMSG_SUCCESS;
-  if (c.size == 1) {
-    if (!in_place) copy_bytes(recvbuf, sendbuf, block);
-    return XMSG_SUCCESS;
-  }
-  return run_scatter(c, sendbuf, recvbuf, block, root);
+  return xmsgi_guard("xmsg_scatter", [&]() -> int {
+    const char* f = "xmsg_scatter";
+    Comm c;
+    size_t ses = 0, res = 0;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_root(f, root, c));
+    const bool is_root = c.rank == root, in_place = is_root && recvbuf == XMSG_IN_PLACE;
+    if (!in_place) {
+      XMSG_TRY(check_not_in_place(f, "recvbuf (on a rank other than the root)", recvbuf));
+      XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, false));
+    }
+    int64_t block = recvcount * static_cast<int64_t>(res);
+    if (is_root) {
+      XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, true));
+      if (!in_place) XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
+      block = sendcount * static_cast<int64_t>(ses);
+    }
+    if (block == 0) return XMSG_SUCCESS;
+    if (c.size == 1) {
+      if (!in_place) copy_bytes(recvbuf, sendbuf, block);
+      return XMSG_SUCCESS;
+    }
+    return run_scatter(c, sendbuf, recvbuf, block, root);
+  });
 }
 
 int xmsg_scatterv(const void* sendbuf, const int64_t sendcounts[], const int64_t displs[], xmsg_datatype_t sendtype,
                   void* recvbuf, int64_t recvcount, xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
-  const char* f = "xmsg_scatterv";
-  Comm c;
-  size_t ses = 0, res = 0;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_root(f, root, c));
-  const bool is_root = c.rank == root, in_place = is_root && recvbuf == XMSG_IN_PLACE;
-  if (!in_place) {
-    XMSG_TRY(check_not_in_place(f, "recvbuf (on a rank other than the root)", recvbuf));
-    XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, false));
-  }
-  const int64_t recv_bytes = recvcount * static_cast<int64_t>(res);
-  if (!is_root) return scatterv_linear(c, nullptr, nullptr, nullptr, recvbuf, recv_bytes, root);
-  XMSG_TRY(check_array(f, "sendcounts", sendcounts, c, true));
-  XMSG_TRY(check_array(f, "displs", displs, c, false));
-  XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
-  XMSG_TRY(check_not_in_place(f, "sendbuf", sendbuf));
-  if (!sendbuf && any_positive(sendcounts, c.size))
-    return fail(XMSG_ERR_BUFFER, "%s: sendbuf is NULL with sendcounts not all zero", f);
-  ByteLayout layout(c.size, sendcounts, displs, ses);
-  if (!in_place) XMSG_TRY(check_match(f, layout.counts[root], recv_bytes));
-  return scatterv_linear(c, sendbuf, layout.counts, layout.displs, recvbuf, recv_bytes, root);
+  return xmsgi_guard("xmsg_scatterv", [&]() -> int {
+    const char* f = "xmsg_scatterv";
+    Comm c;
+    size_t ses = 0, res = 0;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_root(f, root, c));
+    const bool is_root = c.rank == root, in_place = is_root && recvbuf == XMSG_IN_PLACE;
+    if (!in_place) {
+      XMSG_TRY(check_not_in_place(f, "recvbuf (on a rank other than the root)", recvbuf));
+      XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, false));
+    }
+    const int64_t recv_bytes = recvcount * static_cast<int64_t>(res);
+    if (!is_root) return scatterv_linear(c, nullptr, nullptr, nullptr, recvbuf, recv_bytes, root);
+    XMSG_TRY(check_array(f, "sendcounts", sendcounts, c, true));
+    XMSG_TRY(check_array(f, "displs", displs, c, false));
+    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+    XMSG_TRY(check_not_in_place(f, "sendbuf", sendbuf));
+    if (!sendbuf && any_positive(sendcounts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: sendbuf is NULL with sendcounts not all zero", f);
+    ByteLayout layout(c.size, sendcounts, displs, ses);
+    if (!in_place) XMSG_TRY(check_match(f, layout.counts[root], recv_bytes));
+    return scatterv_linear(c, sendbuf, layout.counts, layout.displs, recvbuf, recv_bytes, root);
+  });
 }
 
 int xmsg_allgather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
                    xmsg_datatype_t recvtype, xmsg_comm_t comm) {
-  const char* f = "xmsg_allgather";
-  Comm c;
-  size_t ses = 0, res = 0;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, true));
-  const int64_t block = recvcount * static_cast<int64_t>(res);
-  const bool in_place = sendbuf == XMSG_IN_PLACE;
-  if (!in_place) {
-    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
-    XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
-  }
-  if (block == 0) return XMSG_SUCCESS;
-  if (!in_place) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
-  if (c.size == 1) return XMSG_SUCCESS;
-  return run_allgather(c, recvbuf, block);
+  return xmsgi_guard("xmsg_allgather", [&]() -> int {
+    const char* f = "xmsg_allgather";
+    Comm c;
+    size_t ses = 0, res = 0;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, true));
+    const int64_t block = recvcount * static_cast<int64_t>(res);
+    const bool in_place = sendbuf == XMSG_IN_PLACE;
+    if (!in_place) {
+      XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
+      XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
+    }
+    if (block == 0) return XMSG_SUCCESS;
+    if (!in_place) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
+    if (c.size == 1) return XMSG_SUCCESS;
+    return run_allgather(c, recvbuf, block);
+  });
 }
 
 int xmsg_allgatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf,
                     const int64_t recvcounts[], const int64_t displs[], xmsg_datatype_t recvtype, xmsg_comm_t comm) {
-  const char* f = "xmsg_allgatherv";
-  Comm c;
-  size_t ses = 0, res = 0;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
-  XMSG_TRY(check_array(f, "displs", displs, c, false));
-  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
-  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
-  if (!recvbuf && any_positive(recvcounts, c.size))
-    return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
-  ByteLayout layout(c.size, recvcounts, displs, res);
-  const bool in_place = sendbuf == XMSG_IN_PLACE;
-  if (!in_place) {
-    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
-    XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), layout.counts[c.rank]));
-    copy_bytes(at(recvbuf, layout.displs[c.rank]), sendbuf, layout.counts[c.rank]);
-  }
-  if (c.size == 1) return XMSG_SUCCESS;
-  return allgatherv_ring(c, recvbuf, layout.counts, layout.displs);
+  return xmsgi_guard("xmsg_allgatherv", [&]() -> int {
+    const char* f = "xmsg_allgatherv";
+    Comm c;
+    size_t ses = 0, res = 0;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
+    XMSG_TRY(check_array(f, "displs", displs, c, false));
+    XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+    XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+    if (!recvbuf && any_positive(recvcounts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
+    ByteLayout layout(c.size, recvcounts, displs, res);
+    const bool in_place = sendbuf == XMSG_IN_PLACE;
+    if (!in_place) {
+      XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
+      XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), layout.counts[c.rank]));
+      copy_bytes(at(recvbuf, layout.displs[c.rank]), sendbuf, layout.counts[c.rank]);
+    }
+    if (c.size == 1) return XMSG_SUCCESS;
+    return allgatherv_ring(c, recvbuf, layout.counts, layout.displs);
+  });
 }
 
 int xmsg_alltoall(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
                   xmsg_datatype_t recvtype, xmsg_comm_t comm) {
-  const char* f = "xmsg_alltoall";
-  Comm c;
-  size_t ses = 0, res = 0;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, true));
-  const int64_t block = recvcount * static_cast<int64_t>(res);
-  const bool in_place = sendbuf == XMSG_IN_PLACE;
-  if (!in_place) {
-    XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
-    XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
-  }
-  if (block == 0) return XMSG_SUCCESS;
-  Scratch copy;
-  if (in_place) {
-    copy.resize(block * c.size);
-    copy_bytes(copy.get(), recvbuf, block * c.size);
-    sendbuf = copy.get();
-  }
-  if (c.size == 1) {
-    copy_bytes(recvbuf, sendbuf, block);
-    return XMSG_SUCCESS;
-  }
-  return run_alltoall(c, sendbuf, recvbuf, block);
+  return xmsgi_guard("xmsg_alltoall", [&]() -> int {
+    const char* f = "xmsg_alltoall";
+    Comm c;
+    size_t ses = 0, res = 0;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_side(f, kRecvSide, recvbuf, recvcount, recvtype, &res, true));
+    const int64_t block = recvcount * static_cast<int64_t>(res);
+    const bool in_place = sendbuf == XMSG_IN_PLACE;
+    if (!in_place) {
+      XMSG_TRY(check_side(f, kSendSide, sendbuf, sendcount, sendtype, &ses, false));
+      XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
+    }
+    if (block == 0) return XMSG_SUCCESS;
+    Scratch copy;
+    if (in_place) {
+      copy.resize(block * c.size);
+      copy_bytes(copy.get(), recvbuf, block * c.size);
+      sendbuf = copy.get();
+    }
+    if (c.size == 1) {
+      copy_bytes(recvbuf, sendbuf, block);
+      return XMSG_SUCCESS;
+    }
+    return run_alltoall(c, sendbuf, recvbuf, block);
+  });
 }
 
 int xmsg_alltoallv(const void* sendbuf, const int64_t sendcounts[], const int64_t sdispls[], xmsg_datatype_t sendtype,
                    void* recvbuf, const int64_t recvcounts[], const int64_t rdispls[], xmsg_datatype_t recvtype,
                    xmsg_comm_t comm) {
-  const char* f = "xmsg_alltoallv";
-  Comm c;
-  size_t ses = 0, res = 0;
-  XMSG_TRY(check_comm(comm, f, &c));
-  XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
-  XMSG_TRY(check_array(f, "rdispls", rdispls, c, false));
-  XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
-  XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
-  if (!recvbuf && any_positive(recvcounts, c.size))
-    return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
-  ByteLayout recv_layout(c.size, recvcounts, rdispls, res);
-  const bool in_place = sendbuf == XMSG_IN_PLACE;
-  Scratch copy;
-  if (in_place) {
-    // The send layout is the receive layout; work from a copy of the receive buffer.
-    int64_t extent = 0;
-    for (int i = 0; i < c.size; ++i)
-      if (recv_layout.counts[i] > 0) extent = std::max(extent, recv_layout.displs[i] + recv_layout.counts[i]);
-    copy.resize(extent);
-    copy_bytes(copy.get(), recvbuf, extent);
-    return run_alltoallv(c, copy.get(), recv_layout.counts, recv_layout.displs, recvbuf, recv_layout.counts,
+  return xmsgi_guard("xmsg_alltoallv", [&]() -> int {
+    const char* f = "xmsg_alltoallv";
+    Comm c;
+    size_t ses = 0, res = 0;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
+    XMSG_TRY(check_array(f, "rdispls", rdispls, c, false));
+    XMSG_TRY(check_type(recvtype, f, "recvtype", &res));
+    XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+    if (!recvbuf && any_positive(recvcounts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
+    ByteLayout recv_layout(c.size, recvcounts, rdispls, res);
+    const bool in_place = sendbuf == XMSG_IN_PLACE;
+    Scratch copy;
+    if (in_place) {
+      // The send layout is the receive layout; work from a copy of the receive buffer.
+      int64_t extent = 0;
+      for (int i = 0; i < c.size; ++i)
+        if (recv_layout.counts[i] > 0) extent = std::max(extent, recv_layout.displs[i] + recv_layout.counts[i]);
+      copy.resize(extent);
+      copy_bytes(copy.get(), recvbuf, extent);
+      return run_alltoallv(c, copy.get(), recv_layout.counts, recv_layout.displs, recvbuf, recv_layout.counts,
+                           recv_layout.displs);
+    }
+    XMSG_TRY(check_array(f, "sendcounts", sendcounts, c, true));
+    XMSG_TRY(check_array(f, "sdispls", sdispls, c, false));
+    XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
+    if (!sendbuf && any_positive(sendcounts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: sendbuf is NULL with sendcounts not all zero", f);
+    ByteLayout send_layout(c.size, sendcounts, sdispls, ses);
+    if (send_layout.counts[c.rank] != recv_layout.counts[c.rank])
+      return fail(XMSG_ERR_COUNT, "%s: sendcounts[%d] and recvcounts[%d] describe different byte counts", f, c.rank,
+                  c.rank);
+    return run_alltoallv(c, sendbuf, send_layout.counts, send_layout.displs, recvbuf, recv_layout.counts,
                          recv_layout.displs);
-  }
-  XMSG_TRY(check_array(f, "sendcounts", sendcounts, c, true));
-  XMSG_TRY(check_array(f, "sdispls", sdispls, c, false));
-  XMSG_TRY(check_type(sendtype, f, "sendtype", &ses));
-  if (!sendbuf && any_positive(sendcounts, c.size))
-    return fail(XMSG_ERR_BUFFER, "%s: sendbuf is NULL with sendcounts not all zero", f);
-  ByteLayout send_layout(c.size, sendcounts, sdispls, ses);
-  if (send_layout.counts[c.rank] != recv_layout.counts[c.rank])
-    return fail(XMSG_ERR_COUNT, "%s: sendcounts[%d] and recvcounts[%d] describe different byte counts", f, c.rank,
-                c.rank);
-  return run_alltoallv(c, sendbuf, send_layout.counts, send_layout.displs, recvbuf, recv_layout.counts,
-                       recv_layout.displs);
+  });
 }
 
 }  // extern "C"

@@ -60,14 +60,16 @@ extern "C" int xmsg_finalized(int* flag) {
 }
 
 extern "C" int xmsg_abort(xmsg_comm_t comm, int code, const char* message) {
-  (void)comm;
-  World* w = World::current;
-  if (!w) {
-    std::fprintf(stderr, "xmsg_abort(%d): %s\n", code, message ? message : "");
-    std::_Exit(code ? code : 1);
-  }
-  w->bootstrap().abort(code, message ? message : "xmsg_abort");
-  return XMSG_ERR_INTERNAL;  // not reached: abort() does not return
+  return xmsgi_guard("xmsg_abort", [&]() -> int {
+    (void)comm;
+    World* w = World::current;
+    if (!w) {
+      std::fprintf(stderr, "xmsg_abort(%d): %s\n", code, message ? message : "");
+      std::_Exit(code ? code : 1);
+    }
+    w->bootstrap().abort(code, message ? message : "xmsg_abort");
+    return XMSG_ERR_INTERNAL;  // not reached: abort() does not return
+  });
 }
 
 extern "C" double xmsg_wtime(void) {
@@ -102,20 +104,24 @@ extern "C" int xmsg_comm_size(xmsg_comm_t comm, int* size) {
 }
 
 extern "C" int xmsg_comm_dup(xmsg_comm_t comm, xmsg_comm_t* newcomm) {
-  int rank = 0;
-  if (int rc = xmsgi_check_comm(comm, "xmsg_comm_dup", &rank, nullptr)) return rc;
-  if (!newcomm) return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_dup: newcomm is NULL");
-  World* w = World::current;
-  return w->create_comm(*w->comm(comm), 0, rank, newcomm, "xmsg_comm_dup");
+  return xmsgi_guard("xmsg_comm_dup", [&]() -> int {
+    int rank = 0;
+    if (int rc = xmsgi_check_comm(comm, "xmsg_comm_dup", &rank, nullptr)) return rc;
+    if (!newcomm) return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_dup: newcomm is NULL");
+    World* w = World::current;
+    return w->create_comm(*w->comm(comm), 0, rank, newcomm, "xmsg_comm_dup");
+  });
 }
 
 extern "C" int xmsg_comm_split(xmsg_comm_t comm, int color, int key, xmsg_comm_t* newcomm) {
-  if (int rc = xmsgi_check_comm(comm, "xmsg_comm_split", nullptr, nullptr)) return rc;
-  if (!newcomm) return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_split: newcomm is NULL");
-  if (color < 0 && color != XMSG_UNDEFINED)
-    return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_split: color %d is negative (use XMSG_UNDEFINED to opt out)", color);
-  World* w = World::current;
-  return w->create_comm(*w->comm(comm), color, key, newcomm, "xmsg_comm_split");
+  return xmsgi_guard("xmsg_comm_split", [&]() -> int {
+    if (int rc = xmsgi_check_comm(comm, "xmsg_comm_split", nullptr, nullptr)) return rc;
+    if (!newcomm) return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_split: newcomm is NULL");
+    if (color < 0 && color != XMSG_UNDEFINED)
+      return xmsgi_error(XMSG_ERR_ARG, "xmsg_comm_split: color %d is negative (use XMSG_UNDEFINED to opt out)", color);
+    World* w = World::current;
+    return w->create_comm(*w->comm(comm), color, key, newcomm, "xmsg_comm_split");
+  });
 }
 
 namespace {
@@ -152,11 +158,15 @@ int create_group(xmsg_comm_t comm, int n, const int ranks[], int tag, xmsg_comm_
 }  // namespace
 
 extern "C" int xmsg_comm_create_group(xmsg_comm_t comm, int n, const int ranks[], int tag, xmsg_comm_t* newcomm) {
-  return create_group(comm, n, ranks, tag, newcomm, "xmsg_comm_create_group", "ranks");
+  return xmsgi_guard("xmsg_comm_create_group", [&]() -> int {
+    return create_group(comm, n, ranks, tag, newcomm, "xmsg_comm_create_group", "ranks");
+  });
 }
 
 extern "C" int xmsg_comm_create_from_world(int n, const int world_ranks[], int tag, xmsg_comm_t* newcomm) {
-  return create_group(XMSG_COMM_WORLD, n, world_ranks, tag, newcomm, "xmsg_comm_create_from_world", "world_ranks");
+  return xmsgi_guard("xmsg_comm_create_from_world", [&]() -> int {
+    return create_group(XMSG_COMM_WORLD, n, world_ranks, tag, newcomm, "xmsg_comm_create_from_world", "world_ranks");
+  });
 }
 
 extern "C" int xmsg_comm_free(xmsg_comm_t* comm) {

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <new>
 
 #define XMSGI_TAG_RESERVED 0x3fff0000
 
@@ -22,6 +24,23 @@ int xmsgi_coll_irecv(void* buf, int64_t bytes, int source, int tag, xmsg_comm_t 
 
 // Records the message xmsg_last_error_message() returns (printf-style) and returns `code`.
 int xmsgi_error(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Nothing throws across the C API (transport/include/xmsg/transport/transport.hpp says who may
+// throw): each entry point that reaches below runs its body through this, and an exception
+// (a buffer the transport cannot register, memory exhausted) becomes an error return naming
+// the call. Free on the path that does not throw.
+template <class Body>
+int xmsgi_guard(const char* func, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return xmsgi_error(XMSG_ERR_NO_MEMORY, "%s: out of memory", func);
+  } catch (const std::exception& e) {
+    return xmsgi_error(XMSG_ERR_TRANSPORT, "%s: %s", func, e.what());
+  } catch (...) {
+    return xmsgi_error(XMSG_ERR_INTERNAL, "%s: unexpected exception", func);
+  }
+}
 
 // Validates `comm` (initialised library, live handle); fills rank/size when non-null.
 // On failure records "<func>: ..." and returns the error code.
