@@ -102,6 +102,8 @@ constexpr std::array kTable = {
               "off: no single-copy (process_vm_readv) transfers; large messages take the two-copy path"},
     Parameter{"XMSG_SHM_LIVENESS_US", Integer, Shm, "2000", 1, 60000000, "", "us",
               "how often, at most, an idle poller checks whether its node's peers are alive"},
+    Parameter{"XMSG_SHM_MAILBOXES", Integer, Shm, "64", 0, 4096, "", "mailboxes",
+              "mailboxes in each rank's segment: the first this many senders to a rank get one, later ones use the ring"},
     Parameter{"XMSG_SHM_POLL_SPACING", Choice, Shm, "auto", 0, 0, "auto|near|far", "",
               "how a blocked receiver polls: `near` or `far` cache-line hand-offs; `auto` measures them on the receives"},
 

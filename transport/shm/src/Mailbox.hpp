@@ -51,8 +51,10 @@ inline constexpr uint64_t kMailboxSlots = 128;
 // the first line's ready word is released.
 class MailboxProducer {
  public:
+  // Unbound (no mailbox in that peer's segment, or the peer not mapped yet): always full, so
+  // try_push fails without a test of its own on the send path and the message takes the ring.
   MailboxProducer() = default;
-  MailboxProducer(QueueControl* control, MailboxSlot* slots) : control_(control), slots_(slots) {}
+  MailboxProducer(QueueControl* control, MailboxSlot* slots) : control_(control), slots_(slots), tail_(0) {}
 
   // False when the mailbox is full. Reads the consumer's head line only then, so the lines the
   // receiver writes stay out of the sender's path while the mailbox has room.
@@ -71,19 +73,25 @@ class MailboxProducer {
   }
 
  private:
-  QueueControl* control_ = nullptr;
+  // Read-only stand-in for an unbound producer: head 0 with tail kMailboxSlots looks full.
+  static inline QueueControl never_free_{};
+
+  QueueControl* control_ = &never_free_;
   MailboxSlot* slots_ = nullptr;
-  uint64_t tail_ = 0;  // the only producer: the position lives here, not in shared memory
+  uint64_t tail_ = kMailboxSlots;  // the only producer: the position lives here, not in shared memory
   uint64_t cached_head_ = 0;
 };
 
 class MailboxConsumer {
  public:
+  // Unbound (no sender has claimed a mailbox for this lane yet): shows one slot that is never
+  // published, so peek() and poll() need no test of their own.
   MailboxConsumer() = default;
   MailboxConsumer(QueueControl* control, MailboxSlot* slots, PollSpacing spacing = PollSpacing())
       : control_(control), slots_(slots), spacing_(spacing) {}
 
   bool ready() const { return peek() != nullptr; }
+  bool bound() const { return slots_ != &never_ready_; }
 
   // The published slot at the head, or nullptr; it stays there until take().
   const MailboxSlot* peek() const {
@@ -130,33 +138,71 @@ class MailboxConsumer {
   }
 
  private:
+  // Zeroed: its ready word never equals head + 1 = 1, and take() is never reached through it.
+  static inline const MailboxSlot never_ready_{};
+
   QueueControl* control_ = nullptr;
-  const MailboxSlot* slots_ = nullptr;
+  const MailboxSlot* slots_ = &never_ready_;
   uint64_t head_ = 0;
   PollSpacing spacing_;
 };
 
-// [QueueControl][ring cells][mailbox 0: QueueControl + kMailboxSlots slots]...
-// Mailbox i belongs to the i-th rank (by world rank) among the node's local ranks; every local
-// rank knows the same set (its shm peers plus itself), so the index agrees on both sides.
+// The identity line of a rank's ring control (QueueControl from `magic` on), as a peer reads
+// it with pread(2) at wire-up.
+struct SegmentIdentity {
+  uint64_t magic;
+  uint64_t ring_cells;
+  int64_t owner_pid;
+  uint64_t owner_rank;
+  uint64_t mailboxes;
+  uint64_t local_ranks;
+  uint64_t probe_addr;
+  uint64_t probe_value;
+};
+static_assert(sizeof(SegmentIdentity) == kCell && offsetof(QueueControl, magic) == 2 * kCell &&
+              offsetof(QueueControl, probe_value) == 2 * kCell + offsetof(SegmentIdentity, probe_value));
+
+// [QueueControl][ring cells] (page-rounded) [claims page: mapped_by line, claims: u32 x
+// (mailboxes + 1)] (page-rounded) | [192-byte gap][mailbox 0][mailbox 1]...
+// Everything before the bar is what a sender maps of a peer's segment; of the mailboxes it maps
+// only the pages of the one it claimed. The ring starts the segment and the gap keeps every
+// mailbox at the offset within its page that it had when the segment was [ring][mailboxes]:
+// which lines pair up for the adjacent-line prefetcher and share pages decides what a hand-off
+// costs (a build with one page in front of the ring scattered 1-2 KiB window bandwidth by up to
+// a sixth on this VM). Mailbox k belongs to the sender whose world rank + 1 is in claims[k]: a
+// sender takes the first zero entry with a compare-and-swap, so the claimed entries are always a
+// prefix and the owner finds a new one by watching the entry after the last it bound
+// (claims[mailboxes] stays 0: a pool without room is never watched past its end).
 struct SegmentLayout {
+  static constexpr size_t kPage = 4096;
+
   uint64_t ring_cells = 0;
   uint64_t mailboxes = 0;
 
   static constexpr size_t kMailboxBytes = sizeof(QueueControl) + kMailboxSlots * sizeof(MailboxSlot);
 
-  size_t bytes() const { return segment_bytes(ring_cells) + mailboxes * kMailboxBytes; }
+  static size_t page_round(size_t x) { return (x + kPage - 1) / kPage * kPage; }
+  size_t claims_page() const { return page_round(segment_bytes(ring_cells)); }
+  // What a sender maps: the ring and the claims page.
+  size_t shared_bytes() const { return claims_page() + page_round(kCell + (mailboxes + 1) * sizeof(uint32_t)); }
+  size_t mailbox_offset(uint64_t i) const { return shared_bytes() + sizeof(QueueControl) + i * kMailboxBytes; }
+  size_t bytes() const { return mailbox_offset(mailboxes); }
 
   static QueueControl* ring_control(void* base) { return static_cast<QueueControl*>(base); }
   static Cell* ring_cells_of(void* base) {
     return reinterpret_cast<Cell*>(static_cast<std::byte*>(base) + sizeof(QueueControl));
   }
-  QueueControl* mailbox_control(void* base, uint64_t i) const {
-    return reinterpret_cast<QueueControl*>(static_cast<std::byte*>(base) + segment_bytes(ring_cells) +
-                                           i * kMailboxBytes);
+  // Peers that have mapped the segment: at the count of local peers the owner unlinks its name.
+  std::atomic<uint64_t>* mapped_by(void* base) const {
+    return reinterpret_cast<std::atomic<uint64_t>*>(static_cast<std::byte*>(base) + claims_page());
   }
-  MailboxSlot* mailbox_slots(void* base, uint64_t i) const {
-    return reinterpret_cast<MailboxSlot*>(reinterpret_cast<std::byte*>(mailbox_control(base, i)) + sizeof(QueueControl));
+  std::atomic<uint32_t>* claims(void* base) const {
+    return reinterpret_cast<std::atomic<uint32_t>*>(static_cast<std::byte*>(base) + claims_page() + kCell);
+  }
+  // A mailbox's control block at `at` (its start in a mapping of its own, or base + mailbox_offset).
+  static QueueControl* mailbox_control(void* at) { return static_cast<QueueControl*>(at); }
+  static MailboxSlot* mailbox_slots(void* at) {
+    return reinterpret_cast<MailboxSlot*>(static_cast<std::byte*>(at) + sizeof(QueueControl));
   }
 };
 

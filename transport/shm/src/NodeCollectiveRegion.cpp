@@ -4,6 +4,7 @@
 #include "CmaCopy.hpp"
 #include "Segment.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <unistd.h>
@@ -32,6 +33,21 @@ size_t pipe_meta_bytes(int ranks, int chunks) {
   return round_up(64 * static_cast<size_t>(chunks) + 8 * static_cast<size_t>(ranks), kPage);
 }
 
+// The pipelines of one region hold at most this much (unless a single rank's two chunks need
+// more): every member maps all of them, so at 512 ranks the default 16 chunks of 64 KiB were
+// 512 MiB in every rank's address space. 64 ranks keep their 16 chunks, 128 get 8, 512 get 2.
+constexpr size_t kPipeBudgetBytes = size_t{64} << 20;
+
+// Members map the region without populating it once it is this large: each then pays a minor
+// fault on the first touch of a page instead of page tables for every rank's slots and
+// pipelines (at 512 ranks, 512 x 74 MiB), most of which it never reads.
+constexpr size_t kPopulateUpTo = size_t{16} << 20;
+
+int pipe_chunks_within_budget(int ranks, size_t pipe_chunk_bytes, int pipe_chunks) {
+  const size_t fit = kPipeBudgetBytes / (static_cast<size_t>(ranks) * pipe_chunk_bytes);
+  return std::min(pipe_chunks, static_cast<int>(std::clamp<size_t>(fit, 2, 1024)));
+}
+
 }  // namespace
 
 NodeCollectiveRegion::NodeCollectiveRegion() = default;
@@ -53,6 +69,7 @@ NodeCollectiveRegion NodeCollectiveRegion::create(const std::string& name, int r
                                                   size_t pipe_chunk_bytes, int pipe_chunks) {
   slot_bytes = round_up(slot_bytes, kStride);
   pipe_chunk_bytes = round_up(pipe_chunk_bytes, kPage);
+  pipe_chunks = pipe_chunks_within_budget(ranks, pipe_chunk_bytes, pipe_chunks);
   auto segment = std::make_unique<Segment>(
       Segment::create(name, bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks)));
   // The object is fresh (posix_fallocate zero-fills it), so the counters start at 0.
@@ -73,8 +90,9 @@ NodeCollectiveRegion NodeCollectiveRegion::open(const std::string& name, int ran
                                                 size_t pipe_chunk_bytes, int pipe_chunks) {
   slot_bytes = round_up(slot_bytes, kStride);
   pipe_chunk_bytes = round_up(pipe_chunk_bytes, kPage);
-  auto segment = std::make_unique<Segment>(
-      Segment::open(name, bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks)));
+  pipe_chunks = pipe_chunks_within_budget(ranks, pipe_chunk_bytes, pipe_chunks);
+  const size_t bytes = bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks);
+  auto segment = std::make_unique<Segment>(Segment::open(name, bytes, bytes <= kPopulateUpTo));
   auto* header = static_cast<Header*>(segment->data());
   if (std::atomic_ref<uint64_t>(header->magic).load(std::memory_order_acquire) != kRegionMagic ||
       header->ranks != static_cast<uint64_t>(ranks) || header->slot_bytes != slot_bytes ||

@@ -38,23 +38,26 @@ void PeerMonitor::clear() {
   for (auto& p : peers_)
     if (p.pidfd >= 0) ::close(p.pidfd);
   peers_.clear();
+  polled_.clear();
 }
 
-void PeerMonitor::watch(int rank, pid_t pid) { peers_.push_back({rank, pid, open_pidfd(pid), false}); }
+void PeerMonitor::watch(int rank, pid_t pid) {
+  const int fd = open_pidfd(pid);
+  peers_.push_back({rank, pid, fd, false});
+  polled_.push_back({fd, POLLIN, 0});
+}
 
 std::vector<std::pair<int, std::string>> PeerMonitor::check() {
   std::vector<std::pair<int, std::string>> dead;
-  for (auto& p : peers_) {
+  if (::poll(polled_.data(), polled_.size(), 0) < 0)
+    for (auto& fd : polled_) fd.revents = 0;  // EINTR or ENOMEM: look again next time
+  for (size_t i = 0; i < peers_.size(); ++i) {
+    Watched& p = peers_[i];
     if (p.reported) continue;
-    bool gone;
-    if (p.pidfd >= 0) {
-      pollfd fd{p.pidfd, POLLIN, 0};
-      gone = ::poll(&fd, 1, 0) > 0 && (fd.revents & (POLLIN | POLLHUP | POLLERR));
-    } else {
-      gone = proc_says_dead(p.pid);
-    }
+    const bool gone = p.pidfd >= 0 ? (polled_[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0 : proc_says_dead(p.pid);
     if (gone) {
       p.reported = true;
+      polled_[i].fd = -1;
       dead.emplace_back(p.rank, "rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) +
                                     ") exited while the job was still running");
     }

@@ -3,6 +3,7 @@
 // zombie, which kill(pid, 0) would still report as alive); falls back to /proc/<pid>/stat.
 #pragma once
 
+#include <poll.h>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -29,6 +30,10 @@ class PeerMonitor {
     bool reported;
   };
   std::vector<Watched> peers_;
+  // One entry per watched peer, for a single poll(2) over all pidfds: an idle rank with 511 local
+  // peers made 511 calls every few milliseconds. A negative fd (no pidfd, or already reported)
+  // is skipped by poll.
+  std::vector<pollfd> polled_;
 };
 
 }  // namespace xmsg::transport::shm

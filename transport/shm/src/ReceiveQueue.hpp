@@ -62,7 +62,14 @@ struct QueueControl {
   uint64_t cells;      // power of two
   int64_t owner_pid;
   uint64_t owner_rank;
+  // A rank's ring only (0 in mailboxes): the rest of what peers learn about its segment at
+  // wire-up, read with pread(2) before anything is mapped (SegmentIdentity).
+  uint64_t mailboxes;    // size of the segment's mailbox pool
+  uint64_t local_ranks;  // the node's ranks as the owner counts them (selection must agree)
+  uint64_t probe_addr;   // a word in the owner's memory for the CMA probe, and its value
+  uint64_t probe_value;
 };
+static_assert(sizeof(QueueControl) == 3 * kCell);
 
 inline constexpr uint64_t kQueueMagic = 0x786d73677368'6d31ULL;  // "xmsgshm1"
 
@@ -83,6 +90,8 @@ inline size_t segment_bytes(uint64_t cells) { return sizeof(QueueControl) + cell
 // A producer's view of one peer's ring (mapped from the peer's segment).
 class QueueProducer {
  public:
+  // Unmapped (the peer's segment is mapped at the first send to it): always full, so try_push
+  // fails before writing anything and the send path needs no test of its own.
   QueueProducer() = default;
   // `sole_producer`: no other process ever writes this ring (a node with two ranks), so the
   // reservation can be a plain store instead of a locked compare-and-swap.
@@ -97,7 +106,8 @@ class QueueProducer {
     if (marks_) was_first_.assign((ncells + 63) / 64, ~uint64_t(0));
   }
 
-  uint64_t max_payload() const { return (ncells_ / 4 - 1) * kCell; }
+  uint64_t max_payload() const { return max_payload_of(ncells_); }
+  static uint64_t max_payload_of(uint64_t ncells) { return (ncells / 4 - 1) * kCell; }
 
   // True once the consumer has taken every record that ends at or before ring position `end`
   // (as returned by try_push). Reads the consumer's head line only while the answer is no.
@@ -161,7 +171,11 @@ class QueueProducer {
   }
 
  private:
-  QueueControl* control_ = nullptr;
+  // Read-only stand-in for an unmapped ring: with no cells every record looks too large for
+  // the free space, so try_push returns before its reservation.
+  static inline QueueControl unmapped_{};
+
+  QueueControl* control_ = &unmapped_;
   Cell* cells_ = nullptr;
   uint64_t mask_ = 0;
   uint64_t ncells_ = 0;

@@ -67,18 +67,25 @@ Segment Segment::create(const std::string& name, size_t bytes) {
   return s;
 }
 
-Segment Segment::open(const std::string& name, size_t bytes) {
+Segment Segment::open(const std::string& name, size_t bytes, bool populate) {
   int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
   if (fd < 0) throw TransportError("shm: " + errno_text("shm_open", name));
+  try {
+    Segment s = map(fd, name, 0, bytes, populate);
+    ::close(fd);
+    return s;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+Segment Segment::map(int fd, const std::string& name, size_t offset, size_t bytes, bool populate) {
   // The owner has already touched every page; populating our page tables now keeps a minor
   // fault per 4 KiB (about 1 us here) out of the first lap of messages through the ring.
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-  int saved = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) {
-    errno = saved;
-    throw TransportError("shm: " + errno_text("mmap", name));
-  }
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd,
+                   static_cast<off_t>(offset));
+  if (p == MAP_FAILED) throw TransportError("shm: " + errno_text("mmap", name));
   Segment s;
   s.name_ = name;
   s.data_ = p;

@@ -11,8 +11,12 @@ class Segment {
   Segment() = default;
   // Creates (exclusively; a stale object of the same name is replaced) and maps `bytes`.
   static Segment create(const std::string& name, size_t bytes);
-  // Maps an existing object created by a peer.
-  static Segment open(const std::string& name, size_t bytes);
+  // Maps an existing object created by a peer. `populate`: fill the page tables now (no minor
+  // fault per 4 KiB on first use, at the price of the whole range in this process's Rss).
+  static Segment open(const std::string& name, size_t bytes, bool populate = true);
+  // Maps `bytes` at `offset` (a multiple of the page size) of an object a peer created and
+  // that `fd` holds open; the name is only for messages. Throws TransportError.
+  static Segment map(int fd, const std::string& name, size_t offset, size_t bytes, bool populate);
 
   Segment(Segment&& o) noexcept { *this = std::move(o); }
   Segment& operator=(Segment&& o) noexcept;

@@ -16,7 +16,9 @@
 // Large data streams through a pipeline per rank after the slots: `pipe_chunks` chunks of
 // `pipe_chunk_bytes` (page-aligned), one cache line per chunk with its `stamp` (which chunk of
 // which collective it holds), and per rank one `consumed` counter per writer (the stamp of the
-// last chunk it finished reading from that writer).
+// last chunk it finished reading from that writer). The pipelines of a region share a budget
+// of 64 MiB: create() and open() lower the chunk count asked for to what fits (never below 2),
+// and pipe_chunks() says what the region has.
 #pragma once
 
 #include <atomic>
