@@ -1,5 +1,6 @@
 #include "NodeServer.hpp"
 
+#include <xmsg/bootstrap/address_space.hpp>
 #include <xmsg/bootstrap/parameters.hpp>
 
 #include "Cleanup.hpp"
@@ -48,24 +49,9 @@ using Clock = std::chrono::steady_clock;
 // 0 when unlimited. Read once: the signal handler below must not call getrlimit.
 unsigned long g_as_limit_kb = 0;
 
-void read_address_space_limit() {
-  rlimit rl{};
-  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-    g_as_limit_kb = static_cast<unsigned long>(rl.rlim_cur / 1024);
-}
+using bootstrap::address_space_used_kb;
 
-// What this process maps now (the first field of /proc/self/statm, in pages). Only
-// async-signal-safe calls: the crash handler uses it too.
-unsigned long address_space_used_kb() {
-  int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buf[64];
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  unsigned long pages = 0;
-  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) pages = pages * 10 + static_cast<unsigned long>(buf[i] - '0');
-  return pages * (static_cast<unsigned long>(::sysconf(_SC_PAGESIZE)) / 1024);
-}
+void read_address_space_limit() { g_as_limit_kb = bootstrap::address_space_limit_kb(); }
 
 // Says already what address_space_note() would add.
 struct OutOfAddressSpace : std::runtime_error {

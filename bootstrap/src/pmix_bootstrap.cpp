@@ -2,6 +2,7 @@
 //
 // Everything about the job is read once at start-up (PMIx caches job-level data in the client,
 // so those gets are local); per-rank node ids are fetched lazily because they can be many.
+#include <xmsg/bootstrap/address_space.hpp>
 #include <xmsg/bootstrap/bootstrap.hpp>
 
 #include <pmix.h>
@@ -52,23 +53,6 @@ bool value_to_long(const pmix_value_t* v, long& out) {
 // "ERROR (-1)" or crashes later. So a rank under a limit checks its room first and says what
 // is missing, and every start-up error names the limit.
 
-// 0 when unlimited.
-unsigned long address_space_limit_kb() {
-  rlimit rl{};
-  if (::getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 0;
-  return static_cast<unsigned long>(rl.rlim_cur / 1024);
-}
-
-unsigned long address_space_used_kb() {
-  int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buf[64];
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  unsigned long pages = 0;
-  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) pages = pages * 10 + static_cast<unsigned long>(buf[i] - '0');
-  return pages * (static_cast<unsigned long>(::sysconf(_SC_PAGESIZE)) / 1024);
-}
 
 std::string address_space_note() {
   const unsigned long limit = address_space_limit_kb();

@@ -4,6 +4,8 @@
 // launcher (--timeout, SIGINT, fences between other ranks) nor loses output once it reads again.
 // Ranks are output_actions (see there). Each test also checks that the job left no process, job
 // directory or /dev/shm file behind.
+#include "process_gone.hpp"
+
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -150,14 +152,7 @@ std::vector<std::string> lines_of(const std::string& s) {
   return out;
 }
 
-bool process_gone(int pid) {
-  if (::kill(pid, 0) != 0) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string content((std::istreambuf_iterator<char>(stat)), {});
-  auto close_paren = content.rfind(')');
-  return close_paren != std::string::npos && content.size() > close_paren + 2 &&
-         content[close_paren + 2] == 'Z';
-}
+using xmsg::test::process_gone;
 
 // The ranks named by their "output_actions: rank R pid P job J" lines (stderr) are gone, and
 // so are the job directory and the job's /dev/shm files.

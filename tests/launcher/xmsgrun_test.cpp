@@ -4,6 +4,8 @@
 // job directory or /dev/shm file behind.
 #include "Netns.hpp"
 
+#include "process_gone.hpp"
+
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -163,15 +165,7 @@ std::vector<RankInfo> ranks_in(const std::string& out) {
   return ranks;
 }
 
-bool process_gone(int pid) {
-  if (::kill(pid, 0) != 0) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string content((std::istreambuf_iterator<char>(stat)), {});
-  auto close_paren = content.rfind(')');
-  // A zombie whose parent is gone waits for init to reap it: it is not running anymore.
-  return close_paren != std::string::npos && content.size() > close_paren + 2 &&
-         content[close_paren + 2] == 'Z';
-}
+using xmsg::test::process_gone;
 
 std::string tmp_root() {
   const char* t = std::getenv("TMPDIR");

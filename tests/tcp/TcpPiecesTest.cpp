@@ -272,6 +272,28 @@ struct ScopedEnv {
   const char* name_;
 };
 
+// TcpConfig's member initialisers are the defaults of a config built by hand (the tests do);
+// from_environment() takes the parameter table's. Both must agree.
+TEST(TcpConfig, DefaultsAreTheParameterTables) {
+  for (const char* name : {"XMSG_TCP_MAX_PAYLOAD", "XMSG_TCP_QUEUE_BYTES", "XMSG_TCP_RNDV_PUSH", "XMSG_TCP_PUSH_MAX",
+                           "XMSG_TCP_PUSH_WHOLE", "XMSG_TCP_PUSH_LARGE", "XMSG_TCP_PUSH_BUDGET", "XMSG_TCP_LAND_MIN",
+                           "XMSG_TCP_HANDSHAKE_TIMEOUT_MS", "XMSG_TCP_CONNECT_TIMEOUT_MS", "XMSG_TCP_POLL"})
+    ::unsetenv(name);
+  const TcpConfig constants;
+  const TcpConfig table = TcpConfig::from_environment();
+  EXPECT_EQ(table.max_payload, constants.max_payload);
+  EXPECT_EQ(table.queue_limit, constants.queue_limit);
+  EXPECT_EQ(table.rendezvous_push, constants.rendezvous_push);
+  EXPECT_EQ(table.push_max_message, constants.push_max_message);
+  EXPECT_EQ(table.push_whole_message, constants.push_whole_message);
+  EXPECT_EQ(table.push_large_message, constants.push_large_message);
+  EXPECT_EQ(table.push_budget, constants.push_budget);
+  EXPECT_EQ(table.land_min, constants.land_min);
+  EXPECT_EQ(table.handshake_timeout, constants.handshake_timeout);
+  EXPECT_EQ(table.connect_timeout, constants.connect_timeout);
+  EXPECT_EQ(table.poll_by_recv, constants.poll_by_recv);
+}
+
 TEST(TcpConfig, ReadsTheEnvironmentAndNamesBadVariables) {
   {
     ScopedEnv a("XMSG_TCP_QUEUE_BYTES", "8388608"), b("XMSG_TCP_HANDSHAKE_TIMEOUT_MS", "250"),
