@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 namespace xmsg::launcher {
@@ -120,6 +121,32 @@ void on_local_modex(pmix_status_t status, char* data, size_t sz, void* cbdata) {
 
 void release_blob(void* cbdata) { delete static_cast<std::string*>(cbdata); }
 
+// PMIx_server_register_resources with nothing to register is a no-op pushed through the
+// library's event loop: its callback runs after what was queued before it. Each round is
+// issued from the previous one's callback, on the PMIx thread, so it queues behind what that
+// pass of the loop activated (a socket's end of file, then the fence completion that
+// lost_connection() thread-shifts): three rounds cover both.
+struct Settle {
+  std::mutex m;
+  std::condition_variable cv;
+  int rounds_left = 3;
+  bool done = false;
+
+  static void step(pmix_status_t, void* cbdata) {
+    auto* held = static_cast<std::shared_ptr<Settle>*>(cbdata);
+    Settle& s = **held;
+    {
+      std::lock_guard lk(s.m);
+      if (--s.rounds_left > 0 &&
+          PMIx_server_register_resources(nullptr, 0, step, cbdata) == PMIX_SUCCESS)
+        return;
+      s.done = true;
+      s.cv.notify_all();
+    }
+    delete held;
+  }
+};
+
 void load_string(pmix_info_t* info, const char* key, const std::string& value) {
   PMIX_INFO_LOAD(info, key, value.c_str(), PMIX_STRING);
 }
@@ -185,6 +212,38 @@ ClientState PmixServer::client_state(int rank) const {
 void PmixServer::set_client_state(int rank, ClientState state) {
   std::lock_guard lk(clients_mutex_);
   clients_[rank] = state;
+}
+
+bool PmixServer::settle(std::chrono::milliseconds limit) {
+  auto s = std::make_shared<Settle>();
+  auto* held = new std::shared_ptr<Settle>(s);  // the callbacks' reference, freed by the last
+  if (PMIx_server_register_resources(nullptr, 0, Settle::step, held) != PMIX_SUCCESS) {
+    delete held;
+    return false;
+  }
+  std::unique_lock lk(s->m);
+  return s->cv.wait_for(lk, limit, [&] { return s->done; });
+}
+
+namespace {
+struct Answer {
+  pmix_op_cbfunc_t cbfunc;
+  void* cbdata;
+  static void run(pmix_status_t, void* self) {
+    auto* a = static_cast<Answer*>(self);
+    a->cbfunc(PMIX_SUCCESS, a->cbdata);
+    delete a;
+  }
+};
+}  // namespace
+
+void PmixServer::answer_on_pmix_thread(pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (!cbfunc) return;
+  auto* a = new Answer{cbfunc, cbdata};
+  if (PMIx_server_register_resources(nullptr, 0, Answer::run, a) != PMIX_SUCCESS) {
+    delete a;
+    cbfunc(PMIX_SUCCESS, cbdata);
+  }
 }
 
 std::vector<ServerEvent> PmixServer::take_events() {

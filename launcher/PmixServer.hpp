@@ -13,6 +13,7 @@
 #include <pmix_server.h>
 
 #include <cstdint>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
@@ -91,6 +92,14 @@ class PmixServer {
   // answer, so a rank reaped after a clean PMIx_Finalize always reads kFinalized here.
   ClientState client_state(int rank) const;
   void set_client_state(int rank, ClientState state);  // used by the upcalls
+
+  // Returns once the PMIx thread has run everything that was pending when called and what
+  // that queued in turn (a lost client's connection and the fence completions it triggers),
+  // or after `limit`. False on the limit. See NodeServer::kill_alive for why.
+  bool settle(std::chrono::milliseconds limit);
+  // Calls an upcall's op callback on the PMIx thread: the library's op_cbfunc (PMIx_Abort's
+  // answer) releases objects the PMIx thread may be using, without a lock.
+  void answer_on_pmix_thread(pmix_op_cbfunc_t cbfunc, void* cbdata);
 
  private:
   int event_fd_ = -1;
