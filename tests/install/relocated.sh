@@ -40,10 +40,11 @@ echo "moved to $P ($(du -sh "$P" | cut -f1))"
 
 # ---- 2. the tree ---------------------------------------------------------------------------
 step "installed files"
-expected=("$bin/xmsgrun" "$bin/xmsgcc" "$bin/xmsgcxx" "$bin/xmsg_plan" "$bin/xmsg_info"
+expected=("$bin/xmsgrun" "$bin/xmsgcc" "$bin/xmsgcxx" "$bin/xmsgfort" "$bin/xmsg_plan" "$bin/xmsg_info"
           "$lib/libxmsg.so" "$lib/libxmsg.so.0" "$lib/libxmsg.so.$XMSG_VERSION"
           "$lib/libxmsg_mpi.so" "$lib/libxmsg_mpi.so.0" "$lib/libxmsg_mpi.so.$XMSG_VERSION"
           "$inc/xmsg/xmsg.h" "$inc/xmsg/xmsg.hpp" "$inc/xmsg/mpi/mpi.h"
+          "$inc/xmsg/mpi/mpif.h" "$inc/xmsg/mpi/xmsg_mpif_constants.h" "$inc/xmsg/mpi/mpi.mod"
           "$lib/pkgconfig/xmsg.pc" "$lib/pkgconfig/xmsg-mpi.pc"
           "$lib/cmake/xmsg/xmsgConfig.cmake" "$lib/cmake/xmsg/xmsgConfigVersion.cmake"
           "$lib/cmake/xmsg/xmsgTargets.cmake")
@@ -52,9 +53,9 @@ if [ "${XMSG_WITH_BENCHMARKS:-OFF}" = ON ]; then
   for b in latency bw bibw barrier bcast allreduce alltoall alltoallv; do osu+=("$libexec/xmsg_osu_$b"); done
 fi
 for f in "${expected[@]}" "${osu[@]}"; do [ -e "$f" ] || fail "not installed: ${f#"$P"/}"; done
-# Only the five programs in bin/; no test program, static library or the soft-RoCE provider.
+# Only the six programs in bin/; no test program, static library or the soft-RoCE provider.
 bins=$(cd "$bin" && ls | sort | tr '\n' ' ')
-[ "$bins" = "xmsg_info xmsg_plan xmsgcc xmsgcxx xmsgrun " ] || fail "bin/ holds: $bins"
+[ "$bins" = "xmsg_info xmsg_plan xmsgcc xmsgcxx xmsgfort xmsgrun " ] || fail "bin/ holds: $bins"
 stray=$(find "$P" \( -name '*.a' -o -name '*rxe*' -o -name '*test*' -o -name 'bootstrap_check' \) -print)
 [ -z "$stray" ] || fail "installed but should not be: $stray"
 echo "ok: ${#expected[@]} files, ${#osu[@]} benchmarks, bin/ = $bins"
@@ -132,7 +133,7 @@ done
 "$bin/xmsgcc" -showme:version | grep -qF "xmsg $XMSG_VERSION" || fail "xmsgcc -showme:version"
 echo "ok"
 
-# ---- 3a. xmsgcc / xmsgcxx / xmsgrun ---------------------------------------------------------
+# ---- 3a. xmsgcc / xmsgcxx / xmsgfort / xmsgrun----------------------------------------------------
 step "(a) moved xmsgcc and xmsgrun -n 2"
 cd "$work"
 show=$("$bin/xmsgcc" -show -O2 "$here/hello_mpi.c" -o hello_mpi)
@@ -155,6 +156,12 @@ grep -qx 'hello_mpi: rank 0 of 2, sum 1' <<<"$out" && grep -qx 'hello_mpi: rank 
   fail "xmsgrun -n 2 hello_mpi"
 out=$(timeout 60 "$bin/xmsgrun" -n 2 ./hello_mpi_cxx)
 [ "$(grep -c '^hello_mpi_cxx: rank [01] of 2$' <<<"$out")" = 2 ] || fail "xmsgrun -n 2 hello_mpi_cxx: $out"
+# Fortran: `use mpi` from the moved include directory (mpi.mod), linked through the moved xmsgfort.
+"$bin/xmsgfort" -show x.f90 | grep -qF -- "-I$inc/xmsg/mpi" || fail "xmsgfort -show lacks -I$inc/xmsg/mpi"
+"$bin/xmsgfort" -O2 "$here/hello_mpi.f90" -o hello_mpi_f90
+check_ldd "$work/hello_mpi_f90"
+out=$(timeout 60 "$bin/xmsgrun" -n 2 ./hello_mpi_f90)
+[ "$(grep -c '^hello_mpi_f90: rank [01] of 2, sum 1$' <<<"$out")" = 2 ] || fail "xmsgrun -n 2 hello_mpi_f90: $out"
 if [ ${#osu[@]} -gt 0 ]; then
   out=$(timeout 60 "$bin/xmsgrun" -n 2 "$libexec/xmsg_osu_latency" -m 0:8 -i 5 -x 1)
   grep -q '^8 ' <<<"$out" || fail "installed xmsg_osu_latency: $out"

@@ -850,6 +850,12 @@ XMSG_MPI_API(MPI_Fint, Win_c2f, (MPI_Win win))
 XMSG_MPI_API(MPI_Win, Win_f2c, (MPI_Fint win))
 XMSG_MPI_API(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
 XMSG_MPI_API(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+/* Requests: Fortran sees an index into this process's request table (docs/fortran.md). */
+XMSG_MPI_API(MPI_Fint, Request_c2f, (MPI_Request request))
+XMSG_MPI_API(MPI_Request, Request_f2c, (MPI_Fint request))
+/* A Fortran status is INTEGER(MPI_STATUS_SIZE), the C struct's words in order. */
+XMSG_MPI_API(int, Status_c2f, (const MPI_Status* c_status, MPI_Fint* f_status))
+XMSG_MPI_API(int, Status_f2c, (const MPI_Fint* f_status, MPI_Status* c_status))
 
 #undef XMSG_MPI_API
 
