@@ -21,8 +21,8 @@ test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j 2 --timeout 600
 	@$(MAKE) --no-print-directory sanitize
 
-# The point-to-point and collective suites (and the launcher's) under ASan+UBSan and TSan.
-SANITIZED_LABELS := ^(unit|p2p|coll|mpi|launcher)$$
+# The point-to-point, collective, MPI and Fortran suites (and the launcher's) under ASan+UBSan and TSan.
+SANITIZED_LABELS := ^(unit|p2p|coll|mpi|fortran|launcher)$$
 test-asan: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
