@@ -57,10 +57,10 @@ function(xmsg_prefixed_install_dir out dir prefix_ref)
   endif()
 endfunction()
 
-# The MPI compiler wrappers xmsgcc and xmsgcxx from runtime/mpi/wrapper.sh.in, written to
-# `out_dir`. The build tree's copies and the installed ones differ only in the arguments:
-# `locate` (shell lines that set $prefix, empty in the build tree), the -I flags and the
-# library directory.
+# The MPI compiler wrappers from runtime/mpi/wrapper.sh.in, written to `out_dir`: the ones named
+# after the arguments (xmsgcc, xmsgcxx, xmsgfort), xmsgcc and xmsgcxx when none are. The build
+# tree's copies and the installed ones differ only in the arguments: `locate` (shell lines that
+# set $prefix, empty in the build tree), the -I flags and the library directory.
 function(xmsg_configure_wrappers out_dir locate include_dirs lib_dir)
   set(XMSG_WRAPPER_LOCATE "${locate}")
   set(XMSG_WRAPPER_INCLUDE_DIRS "${include_dirs}")
@@ -72,13 +72,22 @@ function(xmsg_configure_wrappers out_dir locate include_dirs lib_dir)
   elseif(XMSG_SANITIZE STREQUAL "thread")
     set(XMSG_WRAPPER_EXTRA_FLAGS "-fsanitize=thread")
   endif()
-  foreach(wrapper xmsgcc xmsgcxx)
+  set(wrappers ${ARGN})
+  if(NOT wrappers)
+    set(wrappers xmsgcc xmsgcxx)
+  endif()
+  foreach(wrapper IN LISTS wrappers)
     if(wrapper STREQUAL "xmsgcc")
       set(XMSG_WRAPPER_COMPILER "${CMAKE_C_COMPILER}")
       set(XMSG_WRAPPER_ENV "XMSG_CC")
-    else()
+    elseif(wrapper STREQUAL "xmsgcxx")
       set(XMSG_WRAPPER_COMPILER "${CMAKE_CXX_COMPILER}")
       set(XMSG_WRAPPER_ENV "XMSG_CXX")
+    elseif(wrapper STREQUAL "xmsgfort")
+      set(XMSG_WRAPPER_COMPILER "${CMAKE_Fortran_COMPILER}")
+      set(XMSG_WRAPPER_ENV "XMSG_FC")
+    else()
+      message(FATAL_ERROR "xmsg_configure_wrappers: unknown wrapper '${wrapper}'")
     endif()
     configure_file(${PROJECT_SOURCE_DIR}/runtime/mpi/wrapper.sh.in ${out_dir}/${wrapper}
                    @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE

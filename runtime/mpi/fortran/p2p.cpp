@@ -43,6 +43,23 @@ struct StatusesOut {
   }
 };
 
+// MPI_Waitsome and MPI_Testsome: the same conversions around the C call; indices 1-based.
+void complete_some(const char* func, int (*c_some)(int, MPI_Request[], int*, int[], MPI_Status[]),
+                   const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount, MPI_Fint* indices,
+                   MPI_Fint* statuses, MPI_Fint* ierr) {
+  std::vector<MPI_Request> c;
+  if (!requests_in(func, incount, requests, &c, ierr)) return;
+  StatusesOut st(statuses, c.size());
+  int n = 0;
+  *ierr = c_some(*incount, c.data(), &n, indices, st.ptr());
+  *outcount = n;
+  if (n != MPI_UNDEFINED) {
+    st.copy_out(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) ++indices[i];
+  }
+  requests_out(requests, c);
+}
+
 }  // namespace
 
 #define XMSG_FORTRAN_SEND(lower, Cname)                                                                          \
@@ -206,33 +223,13 @@ XMSG_FORTRAN(void, testany,
 XMSG_FORTRAN(void, waitsome,
              (const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount, MPI_Fint* indices, MPI_Fint* statuses,
               MPI_Fint* ierr)) {
-  std::vector<MPI_Request> c;
-  if (!requests_in("MPI_Waitsome", incount, requests, &c, ierr)) return;
-  StatusesOut st(statuses, c.size());
-  int n = 0;
-  *ierr = MPI_Waitsome(*incount, c.data(), &n, indices, st.ptr());
-  *outcount = n;
-  if (n != MPI_UNDEFINED) {
-    st.copy_out(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) ++indices[i];
-  }
-  requests_out(requests, c);
+  complete_some("MPI_Waitsome", MPI_Waitsome, incount, requests, outcount, indices, statuses, ierr);
 }
 
 XMSG_FORTRAN(void, testsome,
              (const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount, MPI_Fint* indices, MPI_Fint* statuses,
               MPI_Fint* ierr)) {
-  std::vector<MPI_Request> c;
-  if (!requests_in("MPI_Testsome", incount, requests, &c, ierr)) return;
-  StatusesOut st(statuses, c.size());
-  int n = 0;
-  *ierr = MPI_Testsome(*incount, c.data(), &n, indices, st.ptr());
-  *outcount = n;
-  if (n != MPI_UNDEFINED) {
-    st.copy_out(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) ++indices[i];
-  }
-  requests_out(requests, c);
+  complete_some("MPI_Testsome", MPI_Testsome, incount, requests, outcount, indices, statuses, ierr);
 }
 
 XMSG_FORTRAN(void, start, (MPI_Fint* request, MPI_Fint* ierr)) {
