@@ -175,6 +175,7 @@ class NodeServer {
   void handle_signals();
   void reap();
   void on_exit(pid_t pid, int status);  // a rank `pid` ended with `status`
+  void await_exit(pid_t pid, Clock::time_point deadline);
   void note_rank_crash(int rank, int status);
   void terminate(int grace_ms);
   void kill_alive(int sig, std::optional<Clock::time_point> term_until = std::nullopt);
@@ -396,17 +397,7 @@ void NodeServer::handle_server_events() {
       server_->answer_on_pmix_thread(a->cbfunc, a->cbdata);
       // The rank exits once answered: its exit is settled (on_exit) before the job's end,
       // which the coordinator starts on RankAbort, kills the others (kill_alive).
-      if (pid > 0 && !pmix_unsettled_) {
-        const auto deadline = Clock::now() + kKillWait;
-        int status = 0;
-        while (Clock::now() < deadline) {
-          if (::waitpid(pid, &status, WNOHANG) == pid) {
-            on_exit(pid, status);
-            break;
-          }
-          ::usleep(50);
-        }
-      }
+      if (pid > 0 && !pmix_unsettled_) await_exit(pid, Clock::now() + kKillWait);
     } else if (auto* m = std::get_if<LocalModexReady>(&ev)) {
       if (asks_for_peers_.erase(m->request))
         channel_.send(MessageWriter(Msg::DmodexAnswer)
@@ -557,17 +548,20 @@ void NodeServer::kill_alive(int sig, std::optional<Clock::time_point> term_until
     if (!alive_.count(pid)) continue;
     ::kill(pid, sig);
     if ((sig != SIGKILL && !ends_ranks) || !server_ || pmix_unsettled_) continue;
-    const auto deadline =
-        sig == SIGKILL ? Clock::now() + kKillWait : std::min(Clock::now() + kTermWait, until);
-    for (;;) {
-      int status = 0;
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
-        on_exit(pid, status);
-        break;
-      }
-      if (Clock::now() >= deadline) break;
-      ::usleep(50);
+    await_exit(pid, sig == SIGKILL ? Clock::now() + kKillWait : std::min(Clock::now() + kTermWait, until));
+  }
+}
+
+// Reaps rank `pid` (on_exit) if it ends before `deadline`.
+void NodeServer::await_exit(pid_t pid, Clock::time_point deadline) {
+  for (;;) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      on_exit(pid, status);
+      return;
     }
+    if (Clock::now() >= deadline) return;
+    ::usleep(50);
   }
 }
 
