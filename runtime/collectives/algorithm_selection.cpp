@@ -43,6 +43,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace xmsg::coll {
 namespace {
@@ -73,9 +74,9 @@ Thresholds load() {
   t.shm_barrier = barrier == "all" ? ShmBarrier::kAll : barrier == "rooted" ? ShmBarrier::kRooted : ShmBarrier::kAuto;
   t.pipe_chunk = setting("XMSG_COLL_PIPE_CHUNK");
   t.pipe_chunks = setting("XMSG_COLL_PIPE_CHUNKS");
-  t.pipe_bcast_max = setting("XMSG_COLL_PIPE_BCAST_MAX");
-  t.pipe_allreduce_max = setting("XMSG_COLL_PIPE_ALLREDUCE_MAX");
-  t.pipe_alltoall_max = setting("XMSG_COLL_PIPE_ALLTOALL_MAX");
+  t.pipe_bcast_max = params::integer_if_set("XMSG_COLL_PIPE_BCAST_MAX");
+  t.pipe_allreduce_max = params::integer_if_set("XMSG_COLL_PIPE_ALLREDUCE_MAX");
+  t.pipe_alltoall_max = params::integer_if_set("XMSG_COLL_PIPE_ALLTOALL_MAX");
   t.cma_bcast_min = setting("XMSG_COLL_CMA_BCAST_MIN");
   t.cma_allreduce_min = setting("XMSG_COLL_CMA_ALLREDUCE_MIN");
   t.cma_alltoall_min = setting("XMSG_COLL_CMA_ALLTOALL_MIN");
@@ -94,7 +95,28 @@ Thresholds load() {
   return t;
 }
 
+std::string size_text(int64_t bytes) {
+  if (bytes >= kNeverBytes) return "never";
+  char text[32];
+  if (bytes >= (1 << 20) && bytes % (1 << 20) == 0)
+    std::snprintf(text, sizeof text, "%lld MiB", static_cast<long long>(bytes >> 20));
+  else
+    std::snprintf(text, sizeof text, "%lld KiB", static_cast<long long>(bytes >> 10));
+  return text;
+}
+
 }  // namespace
+
+void trace_profile(const Comm& c, const NodeProfile& p, const int64_t from[3]) {
+  if (!tracing() || c.rank != 0) return;
+  char single_copy[32] = "n/a";
+  if (p.cma_ns_per_byte > 0) std::snprintf(single_copy, sizeof single_copy, "%.1f GB/s", 1 / p.cma_ns_per_byte);
+  std::fprintf(stderr,
+               "xmsg coll: comm %d rank 0/%d profile: hand-off %.0f ns, copy %.1f GB/s, single copy %s; "
+               "single copy from: bcast %s, allreduce %s, alltoall %s\n",
+               c.handle, c.size, p.sync_ns, p.copy_ns_per_byte > 0 ? 1 / p.copy_ns_per_byte : 0.0, single_copy,
+               size_text(from[0]).c_str(), size_text(from[1]).c_str(), size_text(from[2]).c_str());
+}
 
 const Thresholds& thresholds() {
   static const Thresholds t = load();
@@ -133,6 +155,22 @@ static NodeShm* pipe_for(const Comm& c, int64_t bytes, int64_t max) {
   return node_shm(c);
 }
 
+// Where the pipelines stop and single copy starts for `kind`: the user's XMSG_COLL_PIPE_*_MAX
+// (with XMSG_COLL_CMA_*_MIN) when set, else the measured profile's crossover (every rank got
+// the same profile from rank 0, so all agree). Communicators without a region: no pipelines.
+struct LargeLimits {
+  int64_t pipe_max;
+  int64_t cma_min;
+};
+static LargeLimits large_limits(const Comm& c, LargeCollective kind, const std::optional<int64_t>& pipe_max,
+                                int64_t cma_min) {
+  if (pipe_max) return {*pipe_max, cma_min};
+  NodeShm* shm = node_shm(c);
+  if (!shm) return {0, cma_min};
+  const int64_t from = node_shm_single_copy_from(*shm, kind);
+  return {from - 1, std::min(cma_min, from)};
+}
+
 int run_barrier(const Comm& c) {
   if (NodeShm* shm = shm_for(c, 0)) return traced(c, "barrier", "shared memory", 0) + shm_barrier(*shm, c);
   if (node_aware_possible(c)) {
@@ -148,9 +186,11 @@ int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
   // Measured with 2 ranks pinned: from 16 KiB on, the point-to-point bcast beat the slot.
   if (NodeShm* shm = bytes <= thresholds().shm_bcast_max ? shm_for(c, bytes) : nullptr)
     return traced(c, "bcast", "shared memory", bytes) + shm_bcast(*shm, c, buf, bytes, root);
-  if (NodeShm* shm = pipe_for(c, bytes, thresholds().pipe_bcast_max))
+  const LargeLimits large =
+      large_limits(c, LargeCollective::kBcast, thresholds().pipe_bcast_max, thresholds().cma_bcast_min);
+  if (NodeShm* shm = pipe_for(c, bytes, large.pipe_max))
     return traced(c, "bcast", "pipelined shared memory", bytes) + shm_bcast_pipe(*shm, c, buf, bytes, root);
-  if (NodeShm* shm = cma_for(c, bytes, thresholds().cma_bcast_min))
+  if (NodeShm* shm = cma_for(c, bytes, large.cma_min))
     return traced(c, "bcast", "single-copy (CMA)", bytes) + shm_bcast_cma(*shm, c, buf, bytes, root);
   // Point-to-point from here on; a one-node communicator still numbers it and posts its size in
   // its region, where a rank whose other count chose a shared-memory algorithm looks.
@@ -185,9 +225,11 @@ int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t cou
   const int64_t bytes = count * static_cast<int64_t>(op.elem_size);
   if (NodeShm* shm = shm_for(c, bytes))
     return traced(c, "allreduce", "shared memory", bytes) + shm_reduce(*shm, c, sendbuf, recvbuf, count, op, 0, true);
-  if (NodeShm* shm = op.commutative ? pipe_for(c, bytes, thresholds().pipe_allreduce_max) : nullptr)
+  const LargeLimits large =
+      large_limits(c, LargeCollective::kAllreduce, thresholds().pipe_allreduce_max, thresholds().cma_allreduce_min);
+  if (NodeShm* shm = op.commutative ? pipe_for(c, bytes, large.pipe_max) : nullptr)
     return traced(c, "allreduce", "pipelined shared memory", bytes) + shm_allreduce_pipe(*shm, c, sendbuf, recvbuf, count, op);
-  if (NodeShm* shm = cma_for(c, bytes, thresholds().cma_allreduce_min))
+  if (NodeShm* shm = cma_for(c, bytes, large.cma_min))
     return traced(c, "allreduce", "single-copy (CMA)", bytes) + shm_allreduce_cma(*shm, c, sendbuf, recvbuf, count, op);
   PostedSize posted(node_shm(c), c, bytes, "xmsg_allreduce");  // as in run_bcast
   if (node_aware_possible(c)) {
@@ -263,9 +305,11 @@ int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, co
 int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
   if (NodeShm* shm = shm_for(c, block * c.size))
     return traced(c, "alltoall", "shared memory", block) + shm_alltoall(*shm, c, sendbuf, recvbuf, block);
-  if (NodeShm* shm = pipe_for(c, block, thresholds().pipe_alltoall_max))
+  const LargeLimits large =
+      large_limits(c, LargeCollective::kAlltoall, thresholds().pipe_alltoall_max, thresholds().cma_alltoall_min);
+  if (NodeShm* shm = pipe_for(c, block, large.pipe_max))
     return traced(c, "alltoall", "pipelined shared memory", block) + shm_alltoall_pipe(*shm, c, sendbuf, recvbuf, block);
-  if (NodeShm* shm = cma_for(c, block, thresholds().cma_alltoall_min))
+  if (NodeShm* shm = cma_for(c, block, large.cma_min))
     return traced(c, "alltoall", "single-copy (CMA)", block) + shm_alltoall_cma(*shm, c, sendbuf, recvbuf, block);
   PostedSize posted(node_shm(c), c, block, "xmsg_alltoall");  // as in run_bcast
   if (block <= thresholds().alltoall_small && c.size >= thresholds().alltoall_bruck_ranks && !oversubscribed())

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "coll.hpp"
 
@@ -18,9 +19,12 @@ struct Thresholds {
   ShmBarrier shm_barrier;       // XMSG_COLL_SHM_BARRIER: auto (by the collective before), rooted or all
   int64_t pipe_chunk;           // XMSG_COLL_PIPE_CHUNK: bytes of one pipeline chunk (rounded up to a page)
   int64_t pipe_chunks;          // XMSG_COLL_PIPE_CHUNKS: chunks in each rank's pipeline ring
-  int64_t pipe_bcast_max;       // XMSG_COLL_PIPE_BCAST_MAX: largest one-node bcast through the pipelines
-  int64_t pipe_allreduce_max;   // XMSG_COLL_PIPE_ALLREDUCE_MAX: largest one-node allreduce (commutative op) through them
-  int64_t pipe_alltoall_max;    // XMSG_COLL_PIPE_ALLTOALL_MAX: largest one-node alltoall block through them
+  // XMSG_COLL_PIPE_*_MAX: largest one-node bcast / allreduce (commutative op) / alltoall block
+  // through the pipelines; unset: below the size the measured profile gives single copy
+  // (node_profile.hpp).
+  std::optional<int64_t> pipe_bcast_max;
+  std::optional<int64_t> pipe_allreduce_max;
+  std::optional<int64_t> pipe_alltoall_max;
   int64_t cma_bcast_min;        // XMSG_COLL_CMA_BCAST_MIN: one-node bcasts from this size read the root's buffer (CMA)
   int64_t cma_allreduce_min;    // XMSG_COLL_CMA_ALLREDUCE_MIN: one-node allreduce vectors from this size: CMA reduce-scatter+allgather
   int64_t cma_alltoall_min;     // XMSG_COLL_CMA_ALLTOALL_MIN: one-node alltoall blocks from this size read peers' sendbufs (CMA)
@@ -41,6 +45,10 @@ struct Thresholds {
 
 // Read once from the environment (defaults in docs/collectives.md).
 const Thresholds& thresholds();
+
+// XMSG_COLL_TRACE=1: one line per communicator region with its measured profile and the
+// sizes it gives single copy from (`from`, indexed by LargeCollective), printed by rank 0.
+void trace_profile(const Comm& c, const NodeProfile& p, const int64_t from[3]);
 
 // More ranks of the job on its fullest node than this node has CPUs
 // (XMSG_COLL_OVERSUBSCRIBED=0/1 forces the answer). Every rank must reach the same answer:

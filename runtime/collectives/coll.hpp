@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "node_profile.hpp"
+
 namespace xmsg::coll {
 
 // A communicator as an algorithm sees it. `members`, when set, makes it a subset of the
@@ -204,6 +206,9 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
 // Single-copy variants for data of any size: ranks read each other's buffers with CMA
 // (process_vm_readv). Only when node_shm_cma(s): every pair of members was allowed to.
 bool node_shm_cma(const NodeShm& s);
+// The size from which single copy is predicted faster than the pipelines for `kind` on this
+// communicator (node_profile.hpp; kNeverBytes when never), the same on every rank.
+int64_t node_shm_single_copy_from(const NodeShm& s, LargeCollective kind);
 int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
 int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
 // The table each writer of shm_alltoallv publishes: mode, sendbuf address, one word per rank.

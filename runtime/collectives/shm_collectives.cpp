@@ -22,9 +22,12 @@
 #include <xmsg/bootstrap/parameters.hpp>
 #include <xmsg/transport/shm/NodeCollectiveRegion.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <functional>
 #include <string>
@@ -34,6 +37,7 @@
 
 #include "algorithm_selection.hpp"
 #include "coll.hpp"
+#include "node_profile.hpp"
 #include "xmsg_internal.h"
 
 namespace xmsg::coll {
@@ -63,6 +67,10 @@ struct NodeShm {
   // agreed by all); pids[r] is rank r's process then.
   bool cma = false;
   std::vector<pid_t> pids;
+  // Rank 0's measurements (the same on every rank: it sent them) and, per LargeCollective,
+  // the size from which single copy is predicted faster than the pipelines.
+  NodeProfile profile;
+  int64_t single_copy_from[3] = {kNeverBytes, kNeverBytes, kNeverBytes};
 };
 
 namespace {
@@ -172,6 +180,84 @@ bool agree_on_cma(const Comm& c, NodeShm* s) {
   for (int r = 0; r < c.size; ++r)
     s->pids[static_cast<size_t>(r)] = static_cast<pid_t>(s->region.control(r).pid.load(std::memory_order_acquire));
   return true;
+}
+
+// One process's copy costs, measured the first time it is rank 0 of a new region (a few
+// milliseconds at most: 1 MiB buffers, five copies of each kind); cma: also a CMA read.
+NodeProfile local_copy_costs(bool cma) {
+  static NodeProfile costs;
+  static bool cma_measured = false;
+  constexpr size_t kBytes = size_t{1} << 20;
+  if (costs.measured() && (cma_measured || !cma)) return costs;
+  std::vector<std::byte> from(kBytes, std::byte{1}), to(kBytes, std::byte{2});
+  const auto median_ns_per_byte = [&](auto&& copy) {
+    double ns[5];
+    for (double& t : ns) {
+      timespec a, b;
+      clock_gettime(CLOCK_MONOTONIC, &a);
+      if (!copy()) return 0.0;
+      // The copy's result is never read; keep the compiler from dropping it.
+      asm volatile("" : : "r"(to.data()) : "memory");
+      clock_gettime(CLOCK_MONOTONIC, &b);
+      t = static_cast<double>(b.tv_sec - a.tv_sec) * 1e9 + static_cast<double>(b.tv_nsec - a.tv_nsec);
+    }
+    std::sort(ns, ns + 5);
+    return ns[2] / static_cast<double>(kBytes);
+  };
+  if (!costs.measured())
+    costs.copy_ns_per_byte = median_ns_per_byte([&] {
+      std::memcpy(to.data(), from.data(), kBytes);
+      return true;
+    });
+  if (cma && !cma_measured) {
+    cma_measured = true;
+    std::string err;
+    costs.cma_ns_per_byte = median_ns_per_byte([&] {
+      return transport::shm::read_process_memory(getpid(), reinterpret_cast<uint64_t>(from.data()), to.data(), kBytes,
+                                                  err);
+    });
+  }
+  NodeProfile answer = costs;
+  if (!cma) answer.cma_ns_per_byte = 0;
+  return answer;
+}
+
+// Rank 0 times message round trips with rank 1 and its own copies, and sends the numbers to
+// every rank: all of them then derive the same table (node_profile.hpp).
+NodeProfile share_profile(const Comm& c, bool cma) {
+  constexpr int kRoundTrips = 16, kWarmUp = 2;
+  NodeProfile p;
+  char token = 0;
+  if (c.rank == 0) {
+    std::vector<double> trips;
+    for (int i = 0; i < kWarmUp + kRoundTrips; ++i) {
+      timespec a, b;
+      clock_gettime(CLOCK_MONOTONIC, &a);
+      if (sendrecv(c, &token, 1, 1, &token, 1, 1, kTagNodeRegion + 5) != XMSG_SUCCESS) return NodeProfile{};
+      clock_gettime(CLOCK_MONOTONIC, &b);
+      if (i >= kWarmUp)
+        trips.push_back(static_cast<double>(b.tv_sec - a.tv_sec) * 1e9 + static_cast<double>(b.tv_nsec - a.tv_nsec));
+    }
+    std::sort(trips.begin(), trips.end());
+    p = local_copy_costs(cma);
+    p.sync_ns = trips[trips.size() / 2] / 2;
+    // What the user says of this machine replaces what was measured (docs/collectives.md).
+    if (auto ns = params::integer_if_set("XMSG_COLL_HANDOFF_NS")) p.sync_ns = static_cast<double>(*ns);
+    if (auto mbps = params::integer_if_set("XMSG_COLL_COPY_MBPS")) p.copy_ns_per_byte = 1e3 / static_cast<double>(*mbps);
+    if (auto mbps = params::integer_if_set("XMSG_COLL_CMA_MBPS"); mbps && cma)
+      p.cma_ns_per_byte = *mbps > 0 ? 1e3 / static_cast<double>(*mbps) : 0;
+    Step step(c);
+    for (int r = 1; r < c.size; ++r) step.send(&p, sizeof p, r, kTagNodeRegion + 6);
+    if (step.wait() != XMSG_SUCCESS) return NodeProfile{};
+    return p;
+  }
+  if (c.rank == 1)
+    for (int i = 0; i < kWarmUp + kRoundTrips; ++i)
+      if (sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 5) != XMSG_SUCCESS ||
+          sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 5) != XMSG_SUCCESS)
+        break;
+  if (sendrecv(c, nullptr, 0, -1, &p, sizeof p, 0, kTagNodeRegion + 6) != XMSG_SUCCESS) return NodeProfile{};
+  return p;
 }
 
 // Waits until ready() holds (see the file comment for what happens while waiting). With a
@@ -508,12 +594,23 @@ NodeShm* node_shm(const Comm& c) {
     state = std::make_unique<NodeShm>();
     state->seen_posted.assign(static_cast<size_t>(c.size), 0);
     state->usable = on_one_node(c) && set_up(c, state.get());
-    if (state->usable) state->cma = agree_on_cma(c, state.get());
+    if (state->usable) {
+      state->cma = agree_on_cma(c, state.get());
+      state->profile = share_profile(c, state->cma);
+      for (auto kind : {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall})
+        state->single_copy_from[static_cast<int>(kind)] =
+            large_path_from(state->profile, kind, c.size, thresholds().pipe_chunk);
+      trace_profile(c, state->profile, state->single_copy_from);
+    }
   }
   return state->usable ? state.get() : nullptr;
 }
 
 bool node_shm_cma(const NodeShm& s) { return s.cma; }
+
+int64_t node_shm_single_copy_from(const NodeShm& s, LargeCollective kind) {
+  return s.single_copy_from[static_cast<int>(kind)];
+}
 
 // Two shapes. All-poll: every rank posts s and waits until all posted; the last to arrive
 // leaves at once, the others a handoff later. Rooted at r: the others post and wait for r's

@@ -1,0 +1,62 @@
+// The cost model of node_profile.hpp. The measurement runs where the region is set up
+// (shm_collectives.cpp: local_copy_costs, share_profile).
+#include "node_profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace xmsg::coll {
+namespace {
+
+// One process_vm_readv call's fixed cost (entering the kernel, looking up the peer's mm):
+// about 1 us on the machines measured so far; it only matters for small blocks, where the
+// slot or the pipelines win anyway.
+constexpr double kSyscallNs = 1000;
+
+double chunks(int64_t bytes, int64_t chunk) {
+  return std::ceil(static_cast<double>(bytes) / static_cast<double>(std::max<int64_t>(chunk, 1)));
+}
+
+}  // namespace
+
+double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes, int64_t chunk) {
+  const double b = static_cast<double>(bytes);
+  const double peers = n - 1;
+  switch (kind) {
+    case LargeCollective::kAlltoall:
+      return (2 * n - 1) * b * p.copy_ns_per_byte + 2 * peers * chunks(bytes, chunk) * p.sync_ns;
+    case LargeCollective::kBcast:
+      return (b + static_cast<double>(std::min(bytes, chunk))) * p.copy_ns_per_byte + chunks(bytes, chunk) * p.sync_ns;
+    case LargeCollective::kAllreduce:
+      return (2.0 * n - 1) / n * b * p.copy_ns_per_byte + 2 * peers * chunks(bytes / n + 1, chunk) * p.sync_ns;
+  }
+  return 0;
+}
+
+double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  const double peers = n - 1;
+  switch (kind) {
+    case LargeCollective::kAlltoall:
+      return peers * (b * p.cma_ns_per_byte + kSyscallNs) + b * p.copy_ns_per_byte + 2 * p.sync_ns;
+    case LargeCollective::kBcast:
+      return b * p.cma_ns_per_byte + kSyscallNs + 2 * p.sync_ns;
+    case LargeCollective::kAllreduce:
+      return 2 * peers / n * b * p.cma_ns_per_byte + 2 * peers * kSyscallNs + 4 * p.sync_ns;
+  }
+  return 0;
+}
+
+int64_t large_path_from(const NodeProfile& p, LargeCollective kind, int n, int64_t chunk) {
+  if (!p.measured() || p.cma_ns_per_byte <= 0 || n < 2) return kNeverBytes;
+  // Both costs are nearly linear in the size, so "faster from here on" is decided by the
+  // largest sizes; scanning down from the top finds where the single copy stops winning.
+  int64_t from = kNeverBytes;
+  for (int64_t bytes = kNeverBytes >> 1; bytes >= 4096; bytes >>= 1) {
+    if (single_copy_ns(p, kind, n, bytes) >= pipeline_ns(p, kind, n, bytes, chunk)) break;
+    from = bytes;
+  }
+  return from;
+}
+
+}  // namespace xmsg::coll

@@ -1,0 +1,59 @@
+// What the runtime measures of a one-node communicator when it sets up its shared-memory
+// region, and the choice it makes from that between the two ways a large one-node
+// collective can move data:
+//   pipelines    each writer copies its data a chunk at a time into its ring in the region and
+//                the readers copy it out: two plain copies of every byte, cheap per byte, and
+//                one cache-line hand-off per chunk to say it is there;
+//   single copy  readers read the writer's own buffer with process_vm_readv (CMA): one copy,
+//                but the kernel pins every page it reads, which costs far more per byte on some
+//                machines (this project's VM: ~14 GB/s against ~50 GB/s for memcpy) than on
+//                others (huge pages, kernels that pin in large folios).
+// Which is faster follows from three numbers the runtime can measure on any machine — what a
+// copy costs per byte, what a CMA read costs per byte, what a hand-off between two ranks
+// costs — so the table compares predicted costs (large_path_from) instead of fixed sizes
+// tuned to one machine. Rank 0 of the communicator measures and sends its numbers to the
+// others with the set-up verdict, so every rank computes the same choice from the same
+// inputs: different choices on different ranks are impossible by construction.
+// XMSG_COLL_PIPE_*_MAX set by the user replaces the choice (docs/collectives.md).
+#pragma once
+
+#include <cstdint>
+
+namespace xmsg::coll {
+
+struct NodeProfile {
+  // Half the median round trip of a 1-byte message between ranks 0 and 1 (the cost of telling
+  // a peer that data is there, transport included); 0 when not measured.
+  double sync_ns = 0;
+  // Plain memcpy between two 1 MiB buffers of one process, ns per byte (median of a few).
+  double copy_ns_per_byte = 0;
+  // process_vm_readv of a 1 MiB buffer (the process reads itself: the same page pinning as
+  // reading a peer), ns per byte; 0 when the communicator's ranks may not read each other.
+  double cma_ns_per_byte = 0;
+  bool measured() const { return copy_ns_per_byte > 0; }
+};
+
+enum class LargeCollective { kBcast, kAllreduce, kAlltoall };
+
+// Bytes that never come (larger than any buffer).
+constexpr int64_t kNeverBytes = int64_t{1} << 50;
+
+// Predicted time (ns) of a one-node collective of `bytes` (the block, for alltoall) on `n`
+// ranks through the pipelines (chunks of `chunk` bytes) or by single copy. Counted per rank
+// on the critical path (docs/collectives.md, "pipelines or single copy"):
+//   alltoall   pipelines: (2n-1)·B copies (n-1 blocks in, n-1 out, its own) + a hand-off per
+//              chunk out and in; single copy: (n-1)·B CMA reads + its own block copied + one
+//              post and one done hand-off + a system call per peer
+//   bcast      pipelines: B copied out by each reader (the root's copy in overlaps it but for
+//              the first chunk) + a hand-off per chunk; single copy: B read + post and done
+//   allreduce  pipelines: (2n-1)/n·V copied (segments in, own segment in, n-1 out) + hand-offs;
+//              single copy: 2(n-1)/n·V read (segments to fold, finished segments); the folds
+//              are the same in both and left out
+double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes, int64_t chunk);
+double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes);
+
+// The smallest power-of-two size from which single copy is predicted faster at that size and
+// every larger one (kNeverBytes when it never is, or CMA is not possible: cma_ns_per_byte 0).
+int64_t large_path_from(const NodeProfile& p, LargeCollective kind, int n, int64_t chunk);
+
+}  // namespace xmsg::coll

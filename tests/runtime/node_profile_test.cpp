@@ -1,0 +1,85 @@
+// The large one-node collective choice (runtime/collectives/node_profile.hpp) on machines unlike
+// this one: profiles as the set-up measurement would report them there.
+#include "node_profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+
+using xmsg::coll::kNeverBytes;
+using xmsg::coll::large_path_from;
+using xmsg::coll::LargeCollective;
+using xmsg::coll::NodeProfile;
+using xmsg::coll::pipeline_ns;
+using xmsg::coll::single_copy_ns;
+
+namespace {
+
+constexpr int64_t kChunk = 64 << 10;
+constexpr auto kAll = {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall};
+
+NodeProfile profile(double sync_ns, double copy_gbps, double cma_gbps) {
+  NodeProfile p;
+  p.sync_ns = sync_ns;
+  p.copy_ns_per_byte = 1 / copy_gbps;
+  p.cma_ns_per_byte = cma_gbps > 0 ? 1 / cma_gbps : 0;
+  return p;
+}
+
+// From the size returned on, single copy is predicted faster at every size; just below it
+// (when it is not the smallest size scanned) the pipelines are.
+void expect_crossover_consistent(const NodeProfile& p, LargeCollective kind, int n) {
+  const int64_t from = large_path_from(p, kind, n, kChunk);
+  if (from >= kNeverBytes) return;
+  for (int64_t bytes = from; bytes < kNeverBytes; bytes <<= 1)
+    EXPECT_LT(single_copy_ns(p, kind, n, bytes), pipeline_ns(p, kind, n, bytes, kChunk)) << bytes;
+  if (from > 4096) {
+    EXPECT_GE(single_copy_ns(p, kind, n, from / 2), pipeline_ns(p, kind, n, from / 2, kChunk));
+  }
+}
+
+}  // namespace
+
+// This project's VM: process_vm_readv pins every 4 KiB page (6-14 GB/s) while memcpy moves
+// 40-100 GB/s, so two copies through the rings beat one CMA read at every size.
+TEST(NodeProfile, SlowPagePinningKeepsThePipelines) {
+  for (const NodeProfile& p : {profile(155, 40.8, 6.3), profile(60, 100, 14)})
+    for (auto kind : kAll)
+      for (int n : {2, 4, 8, 16}) EXPECT_EQ(large_path_from(p, kind, n, kChunk), kNeverBytes);
+}
+
+// A machine where a CMA read costs what a copy costs (huge pages, pinning in large folios):
+// one copy instead of two wins once the system call is paid for.
+TEST(NodeProfile, CheapPagePinningTakesSingleCopyForLargeSizes) {
+  const NodeProfile p = profile(100, 20, 20);
+  for (auto kind : kAll)
+    for (int n : {2, 4, 8}) {
+      const int64_t from = large_path_from(p, kind, n, kChunk);
+      EXPECT_LE(from, int64_t{4} << 20) << static_cast<int>(kind) << " n=" << n;
+      EXPECT_GE(from, 4096);
+      expect_crossover_consistent(p, kind, n);
+    }
+}
+
+// Slow hand-offs (ranks on two sockets: a few microseconds to tell a peer a chunk is there)
+// cost the pipelines one per chunk and single copy only two per call, so single copy wins
+// sooner than with fast hand-offs even when its reads are somewhat slower than copies.
+TEST(NodeProfile, SlowHandOffsMoveTheCrossoverDown) {
+  const NodeProfile fast = profile(100, 20, 15);
+  const NodeProfile slow = profile(5000, 20, 15);
+  for (int n : {2, 4}) {
+    const int64_t from_fast = large_path_from(fast, LargeCollective::kAlltoall, n, kChunk);
+    const int64_t from_slow = large_path_from(slow, LargeCollective::kAlltoall, n, kChunk);
+    EXPECT_LE(from_slow, from_fast) << n;
+    EXPECT_LT(from_slow, kNeverBytes) << n;
+    expect_crossover_consistent(slow, LargeCollective::kAlltoall, n);
+  }
+}
+
+TEST(NodeProfile, NoSingleCopyWithoutCmaOrMeasurement) {
+  for (auto kind : kAll) {
+    EXPECT_EQ(large_path_from(profile(100, 20, 0), kind, 4, kChunk), kNeverBytes);  // CMA refused
+    EXPECT_EQ(large_path_from(NodeProfile{}, kind, 4, kChunk), kNeverBytes);        // rank 0 measured nothing
+    EXPECT_EQ(large_path_from(profile(100, 20, 20), kind, 1, kChunk), kNeverBytes);
+  }
+}
