@@ -24,10 +24,13 @@ HEADERS = {
     "barrier": "Avg Latency(us)",
     "bcast": "Avg Latency(us)",
     "allreduce": "Avg Latency(us)",
+    "allgather": "Avg Latency(us)",
+    "reduce_scatter": "Avg Latency(us)",
     "alltoall": "Avg Latency(us)",
     "alltoallv": "Avg Latency(us)",
 }
-MIN_SIZE = {"latency": 0, "bw": 1, "bibw": 1, "bcast": 1, "allreduce": 4, "alltoall": 1,
+MIN_SIZE = {"latency": 0, "bw": 1, "bibw": 1, "bcast": 1, "allreduce": 4, "allgather": 1,
+            "reduce_scatter": 4, "alltoall": 1,
             "alltoallv": 1}
 
 

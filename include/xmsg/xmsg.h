@@ -164,6 +164,11 @@ int xmsg_reduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datatype
                 int root, xmsg_comm_t comm);
 int xmsg_allreduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datatype_t datatype, xmsg_op_t op,
                    xmsg_comm_t comm);
+/* Reduces the vector of sum(recvcounts) elements; rank j gets elements recvcounts[0] + ... +
+ * recvcounts[j-1] onwards, recvcounts[j] of them, in recvbuf. sendbuf XMSG_IN_PLACE: the
+ * vector is in recvbuf. */
+int xmsg_reduce_scatter(const void* sendbuf, void* recvbuf, const int64_t recvcounts[], xmsg_datatype_t datatype,
+                        xmsg_op_t op, xmsg_comm_t comm);
 int xmsg_gather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf,
                 int64_t recvcount, xmsg_datatype_t recvtype, int root, xmsg_comm_t comm);
 int xmsg_gatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf,

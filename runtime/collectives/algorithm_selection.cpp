@@ -72,6 +72,8 @@ Thresholds load() {
   t.shm_bcast_max = setting("XMSG_COLL_SHM_BCAST_MAX");
   const std::string barrier = params::choice("XMSG_COLL_SHM_BARRIER");
   t.shm_barrier = barrier == "all" ? ShmBarrier::kAll : barrier == "rooted" ? ShmBarrier::kRooted : ShmBarrier::kAuto;
+  t.pipe_allgather_min = setting("XMSG_COLL_PIPE_ALLGATHER_MIN");
+  t.pipe_reduce_scatter_min = setting("XMSG_COLL_PIPE_REDUCE_SCATTER_MIN");
   t.pipe_chunk = setting("XMSG_COLL_PIPE_CHUNK");
   t.pipe_chunks = setting("XMSG_COLL_PIPE_CHUNKS");
   t.pipe_bcast_max = params::integer_if_set("XMSG_COLL_PIPE_BCAST_MAX");
@@ -274,7 +276,11 @@ int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block
   return scatterv_linear(c, sendbuf, counts, displs, recvbuf, block, root);
 }
 
-int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
+int run_allgather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+  if (NodeShm* shm = block >= thresholds().pipe_allgather_min ? pipe_for(c, block, kNeverBytes) : nullptr)
+    return traced(c, "allgather", "pipelined shared memory", block) + shm_allgather_pipe(*shm, c, sendbuf, recvbuf, block);
+  if (sendbuf) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
+  PostedSize posted(node_shm(c), c, block, "xmsg_allgather");  // as in run_bcast
   if (block < thresholds().allgather_large) return traced(c, "allgather", "bruck", block) + allgather_bruck(c, recvbuf, block);
   traced(c, "allgather", "ring", block);
   Scratch layout_store(2 * c.size * static_cast<int64_t>(sizeof(int64_t)));
@@ -285,6 +291,26 @@ int run_allgather(const Comm& c, void* recvbuf, int64_t block) {
     displs[i] = i * block;
   }
   return allgatherv_ring(c, recvbuf, counts, displs);
+}
+
+int run_reduce_scatter(const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts, const ReduceOp& op) {
+  int64_t total = 0;
+  for (int j = 0; j < c.size; ++j) total += counts[j];
+  const int64_t es = static_cast<int64_t>(op.elem_size), bytes = total * es;
+  if (NodeShm* shm = op.commutative && bytes >= thresholds().pipe_reduce_scatter_min ? pipe_for(c, bytes, kNeverBytes)
+                                                                                    : nullptr)
+    return traced(c, "reduce_scatter", "pipelined shared memory", bytes) +
+           shm_reduce_scatter_pipe(*shm, c, sendbuf, recvbuf, counts, op);
+  // Otherwise the whole vector is reduced everywhere (the allreduce table picks how) and each
+  // rank keeps its segment: at most twice the data of a dedicated reduce-scatter, with every
+  // allreduce algorithm behind it.
+  traced(c, "reduce_scatter", "allreduce, own segment kept", bytes);
+  Scratch whole(bytes);
+  if (int e = run_allreduce(c, sendbuf, whole.get(), total, op)) return e;
+  int64_t before = 0;
+  for (int j = 0; j < c.rank; ++j) before += counts[j];
+  copy_bytes(recvbuf, at(whole.get(), before * es), counts[c.rank] * es);
+  return XMSG_SUCCESS;
 }
 
 int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,

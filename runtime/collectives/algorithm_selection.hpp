@@ -17,6 +17,8 @@ struct Thresholds {
   int64_t shm_slot;             // XMSG_COLL_SHM_SLOT: bytes per rank slot; data that fits goes through it
   int64_t shm_bcast_max;        // XMSG_COLL_SHM_BCAST_MAX: largest bcast through the slot (also <= shm_slot)
   ShmBarrier shm_barrier;       // XMSG_COLL_SHM_BARRIER: auto (by the collective before), rooted or all
+  int64_t pipe_allgather_min;   // XMSG_COLL_PIPE_ALLGATHER_MIN: smallest one-node allgather block through the pipelines
+  int64_t pipe_reduce_scatter_min;  // XMSG_COLL_PIPE_REDUCE_SCATTER_MIN: smallest one-node reduce_scatter vector through them
   int64_t pipe_chunk;           // XMSG_COLL_PIPE_CHUNK: bytes of one pipeline chunk (rounded up to a page)
   int64_t pipe_chunks;          // XMSG_COLL_PIPE_CHUNKS: chunks in each rank's pipeline ring
   // XMSG_COLL_PIPE_*_MAX: largest one-node bcast / allreduce (commutative op) / alltoall block
@@ -61,7 +63,10 @@ int run_reduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
 int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op);
 int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
 int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
-int run_allgather(const Comm& c, void* recvbuf, int64_t block);
+// sendbuf: our block (nullptr: already in place in recvbuf).
+int run_allgather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+// counts[j]: elements that end on rank j; sendbuf never in place.
+int run_reduce_scatter(const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts, const ReduceOp& op);
 int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
 int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,
                   const int64_t* rcounts, const int64_t* rdispls);

@@ -203,6 +203,12 @@ int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root
 int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
 int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                        const ReduceOp& op);
+// Phase 1 of the allreduce pipeline alone (segment j, counts[j] elements, ends on rank j, in
+// recvbuf; sendbuf the whole vector, never in place; commutative ops), and phase 2 alone
+// (sendbuf: our block, nullptr when it is in place in recvbuf already).
+int shm_reduce_scatter_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts,
+                            const ReduceOp& op);
+int shm_allgather_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
 // Single-copy variants for data of any size: ranks read each other's buffers with CMA
 // (process_vm_readv). Only when node_shm_cma(s): every pair of members was allowed to.
 bool node_shm_cma(const NodeShm& s);

@@ -181,6 +181,40 @@ int xmsg_allreduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datat
   });
 }
 
+int xmsg_reduce_scatter(const void* sendbuf, void* recvbuf, const int64_t recvcounts[], xmsg_datatype_t datatype,
+                        xmsg_op_t op, xmsg_comm_t comm) {
+  return xmsgi_guard("xmsg_reduce_scatter", [&]() -> int {
+    const char* f = "xmsg_reduce_scatter";
+    Comm c;
+    size_t es = 0;
+    ReduceOp rop;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
+    XMSG_TRY(check_type(datatype, f, "datatype", &es));
+    XMSG_TRY(resolve_op(op, datatype, es, f, &rop));
+    int64_t total = 0;
+    for (int j = 0; j < c.size; ++j) total += recvcounts[j];
+    XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+    const bool in_place = sendbuf == XMSG_IN_PLACE;
+    XMSG_TRY(check_buffer(f, in_place ? "recvbuf" : "sendbuf", in_place ? recvbuf : sendbuf, total));
+    XMSG_TRY(check_buffer(f, "recvbuf", recvbuf, recvcounts[c.rank]));
+    if (total == 0) return XMSG_SUCCESS;
+    const int64_t bytes_es = static_cast<int64_t>(es);
+    if (c.size == 1) {
+      if (!in_place) copy_bytes(recvbuf, sendbuf, total * bytes_es);
+      return XMSG_SUCCESS;
+    }
+    // In place the vector would be overwritten by our segment while peers still read it.
+    Scratch input_copy;
+    if (in_place) {
+      input_copy.resize(total * bytes_es);
+      copy_bytes(input_copy.get(), recvbuf, total * bytes_es);
+      sendbuf = input_copy.get();
+    }
+    return run_reduce_scatter(c, sendbuf, recvbuf, recvcounts, rop);
+  });
+}
+
 int xmsg_gather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
                 xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
   return xmsgi_guard("xmsg_gather", [&]() -> int {
@@ -307,9 +341,11 @@ int xmsg_allgather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendt
       XMSG_TRY(check_match(f, sendcount * static_cast<int64_t>(ses), block));
     }
     if (block == 0) return XMSG_SUCCESS;
-    if (!in_place) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
-    if (c.size == 1) return XMSG_SUCCESS;
-    return run_allgather(c, recvbuf, block);
+    if (c.size == 1) {
+      if (!in_place) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
+      return XMSG_SUCCESS;
+    }
+    return run_allgather(c, in_place ? nullptr : sendbuf, recvbuf, block);
   });
 }
 

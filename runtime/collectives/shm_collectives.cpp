@@ -1025,24 +1025,55 @@ int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
 // from run to run. Allgather: every rank streams its finished segment once, read by all.
 // In place, segment j of our buffer is overwritten by rank j's result only after rank j has
 // folded everything, including the copy of that segment we streamed to it.
-int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
-                       const ReduceOp& op) {
-  const char* func = "xmsg_allreduce";
+namespace {
+
+// The pipelined reduce-scatter + allgather that allreduce runs, and its halves on their own:
+// reduce_scatter is phase 1 only, allgather phase 2 only. Segment j (elements
+// first[j] .. first[j + 1] of the vector) ends on rank j.
+//   phase 1 (reduce): each rank streams segment j of `input` to rank j, which folds it into
+//                     `result` (its own segment, which starts as a copy of input's) straight
+//                     from the chunk, always in the order rank j-1, j-2, ... (same bits from
+//                     run to run);
+//   phase 2 (gather): each rank streams its finished segment once (from `result`, or from
+//                     `own` when there was no phase 1) and every rank copies everyone's into
+//                     `gathered` at its place, from whichever writer has a chunk ready (a fixed
+//                     order deadlocks once a segment outgrows the ring: each writer would wait
+//                     for a reader waiting for another writer).
+// Without phase 1, the copy of our own segment into `gathered` is done a chunk at a time in the
+// passes that find no ring work (as in the alltoall), so it fills waits instead of delaying
+// our first chunk.
+struct PipeJob {
+  const char* func;
+  int64_t total_bytes;       // posted: every rank must pass the same
+  const int64_t* first;      // n + 1 segment boundaries, in elements
+  int64_t es;                // element size
+  const ReduceOp* op;        // phase 1 when set
+  const void* input;         // phase 1: the whole vector
+  std::byte* result;         // phase 1: our segment, folded here
+  bool gather;               // phase 2
+  const std::byte* own;      // phase 2 without phase 1: our segment's data
+  std::byte* gathered;       // phase 2: the whole vector lands here (our segment included)
+};
+
+int pipe_reduce_gather(NodeShm& s, const Comm& c, const PipeJob& job) {
+  const char* func = job.func;
   const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
-  const int64_t es = static_cast<int64_t>(op.elem_size);
+  const int64_t es = job.es;
+  const bool reduce = job.op != nullptr;
   const int64_t per_chunk = std::max<int64_t>(1, static_cast<int64_t>(s.region.pipe_chunk_bytes()) / es);
-  auto first = [&](int segment) { return count * segment / n; };
+  auto first = [&](int segment) { return job.first[segment]; };
   auto chunks_of = [&](int segment) { return static_cast<uint64_t>(chunks_for(first(segment + 1) - first(segment), per_chunk)); };
   // Where each writer's stream holds what: phase 1 sends segment (w + t) % n at step t, then
   // phase 2 its own segment.
   auto phase1_start = [&](int writer, int step) {
     uint64_t k = 0;
-    for (int t = 1; t < step; ++t) k += chunks_of((writer + t) % n);
+    if (reduce)
+      for (int t = 1; t < step; ++t) k += chunks_of((writer + t) % n);
     return k;
   };
-  const uint64_t my_phase1 = phase1_start(me, n), my_total = my_phase1 + chunks_of(me);
-  pipe_post(s, c, seq, count * es);
+  const uint64_t my_phase1 = phase1_start(me, n), my_total = my_phase1 + (job.gather ? chunks_of(me) : 0);
+  pipe_post(s, c, seq, job.total_bytes);
   PipeWriter out(s, c, seq, [&, my_phase1](uint64_t k) {
     if (k >= my_phase1) return kAllReaders;
     int step = 1;
@@ -1050,11 +1081,14 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
     return static_cast<uint64_t>((me + step) % n);
   });
   const int64_t mine_lo = first(me), mine_count = first(me + 1) - mine_lo;
-  if (sendbuf != recvbuf) copy_bytes(at(recvbuf, mine_lo * es), at(sendbuf, mine_lo * es), mine_count * es);
+  const std::byte* phase2_source = reduce ? job.result : job.own;
+  if (reduce && at(job.input, mine_lo * es) != job.result)  // (in place: already there)
+    copy_bytes(job.result, at(job.input, mine_lo * es), mine_count * es);
+  int64_t own_copied = reduce || !job.gather || job.own == job.gathered + mine_lo * es ? mine_count : 0;
 
-  int out_step = 1;          // phase 1: segment being written, and how much of it
+  int out_step = reduce ? 1 : n;  // phase 1: segment being written, and how much of it
   int64_t out_elem = 0;
-  int in_step = 1;           // phase 1: writer being folded in (rank me - in_step), and how far
+  int in_step = reduce ? 1 : n;   // phase 1: writer being folded in (rank me - in_step), and how far
   int64_t in_elem = 0;
   uint64_t in_start = phase1_start((me - 1 + n) % n, 1);
   std::vector<int64_t> gathered(static_cast<size_t>(n), 0);  // phase 2: elements copied, per writer
@@ -1062,6 +1096,8 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
   for (int r = 0; r < n; ++r)
     if (r != me && first(r + 1) == first(r)) ++gathered_segments;
   int e = wait_for(c, func, [&] {
+    const uint64_t progress_before = out.written();
+    int64_t taken = 0;
     // Phase 1 out: segment (me + out_step) % n of our input.
     while (out_step < n) {
       const int segment = (me + out_step) % n;
@@ -1074,7 +1110,7 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
       std::byte* dst = out.try_claim();
       if (!dst) break;
       const int64_t len = std::min(per_chunk, seg_count - out_elem);
-      copy_bytes(dst, at(sendbuf, (first(segment) + out_elem) * es), len * es);
+      copy_bytes(dst, at(job.input, (first(segment) + out_elem) * es), len * es);
       out.commit();
       out_elem += len;
     }
@@ -1090,7 +1126,7 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
       const std::byte* src = pipe_chunk(s, from, seq, k);
       if (!src) break;
       const int64_t len = std::min(per_chunk, mine_count - in_elem);
-      op.apply(src, at(recvbuf, (mine_lo + in_elem) * es), len);
+      job.op->apply(src, job.result + in_elem * es, len);
       pipe_release(s, c, from, seq, k);
       in_elem += len;
     }
@@ -1100,30 +1136,68 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
       std::byte* dst = out.try_claim();
       if (!dst) break;
       const int64_t done_elems = static_cast<int64_t>(out.written() - my_phase1) * per_chunk;
-      copy_bytes(dst, at(recvbuf, (mine_lo + done_elems) * es), std::min(per_chunk, mine_count - done_elems) * es);
+      copy_bytes(dst, phase2_source + done_elems * es, std::min(per_chunk, mine_count - done_elems) * es);
       out.commit();
     }
-    // Phase 2 in: every rank's segment, from whichever writer has a chunk ready. (Taking them
-    // in a fixed order would deadlock once a segment outgrows the ring: each writer would wait
-    // for a reader that waits for another writer, round the ranks.)
-    for (int step = 1; step < n; ++step) {
-      const int from = (me - step + n) % n;
-      const int64_t seg_count = first(from + 1) - first(from);
-      int64_t& got = gathered[static_cast<size_t>(from)];
-      while (got < seg_count) {
-        const uint64_t k = phase1_start(from, n) + static_cast<uint64_t>(got / per_chunk);
-        const std::byte* src = pipe_chunk(s, from, seq, k);
-        if (!src) break;
-        const int64_t len = std::min(per_chunk, seg_count - got);
-        copy_bytes(at(recvbuf, (first(from) + got) * es), src, len * es);
-        pipe_release(s, c, from, seq, k);
-        got += len;
-        if (got == seg_count) ++gathered_segments;
+    // Phase 2 in: every rank's segment, from whichever writer has a chunk ready.
+    if (job.gather)
+      for (int step = 1; step < n; ++step) {
+        const int from = (me - step + n) % n;
+        const int64_t seg_count = first(from + 1) - first(from);
+        int64_t& got = gathered[static_cast<size_t>(from)];
+        while (got < seg_count) {
+          const uint64_t k = phase1_start(from, n) + static_cast<uint64_t>(got / per_chunk);
+          const std::byte* src = pipe_chunk(s, from, seq, k);
+          if (!src) break;
+          const int64_t len = std::min(per_chunk, seg_count - got);
+          copy_bytes(job.gathered + (first(from) + got) * es, src, len * es);
+          pipe_release(s, c, from, seq, k);
+          got += len;
+          taken += len;
+          if (got == seg_count) ++gathered_segments;
+        }
       }
+    // Our own segment into place, a chunk per pass that found nothing else to do (or once
+    // everything else is done).
+    if (own_copied < mine_count &&
+        ((out.written() == progress_before && taken == 0) || (out.written() == my_total && gathered_segments == n - 1))) {
+      const int64_t len = std::min(per_chunk, mine_count - own_copied);
+      copy_bytes(job.gathered + (mine_lo + own_copied) * es, job.own + own_copied * es, len * es);
+      own_copied += len;
     }
-    return out.written() == my_total && gathered_segments == n - 1;
-  }, [&] { return size_disagreement(s, c, seq, count * es, func); });
-  return finish(s, c, seq, pipe_agreement(s, c, seq, count * es, e, func));
+    return out.written() == my_total && (!job.gather || gathered_segments == n - 1) && own_copied == mine_count;
+  }, [&] { return size_disagreement(s, c, seq, job.total_bytes, func); });
+  return finish(s, c, seq, pipe_agreement(s, c, seq, job.total_bytes, e, func));
+}
+
+}  // namespace
+
+int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
+                       const ReduceOp& op) {
+  std::vector<int64_t> first(static_cast<size_t>(c.size) + 1);
+  for (int j = 0; j <= c.size; ++j) first[static_cast<size_t>(j)] = count * j / c.size;
+  const int64_t es = static_cast<int64_t>(op.elem_size);
+  auto* out = static_cast<std::byte*>(recvbuf);
+  return pipe_reduce_gather(s, c, PipeJob{"xmsg_allreduce", count * es, first.data(), es, &op, sendbuf,
+                                          out + first[static_cast<size_t>(c.rank)] * es, true, nullptr, out});
+}
+
+int shm_reduce_scatter_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts,
+                            const ReduceOp& op) {
+  std::vector<int64_t> first(static_cast<size_t>(c.size) + 1, 0);
+  for (int j = 0; j < c.size; ++j) first[static_cast<size_t>(j) + 1] = first[static_cast<size_t>(j)] + counts[j];
+  const int64_t es = static_cast<int64_t>(op.elem_size);
+  return pipe_reduce_gather(s, c, PipeJob{"xmsg_reduce_scatter", first.back() * es, first.data(), es, &op, sendbuf,
+                                          static_cast<std::byte*>(recvbuf), false, nullptr, nullptr});
+}
+
+int shm_allgather_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+  std::vector<int64_t> first(static_cast<size_t>(c.size) + 1);
+  for (int j = 0; j <= c.size; ++j) first[static_cast<size_t>(j)] = block * j;
+  auto* out = static_cast<std::byte*>(recvbuf);
+  const auto* own = sendbuf ? static_cast<const std::byte*>(sendbuf) : out + c.rank * block;
+  return pipe_reduce_gather(s, c, PipeJob{"xmsg_allgather", block, first.data(), 1, nullptr, nullptr, nullptr, true,
+                                          own, out});
 }
 
 PostedSize::PostedSize(NodeShm* s, const Comm& c, int64_t bytes, const char* func)

@@ -425,8 +425,22 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
 }
 XMSG_MPI_ALIAS(Alltoallw)
 
+// Predefined types go to the runtime's reduce_scatter (pipelined on one node); derived types
+// and intercommunicators to the schedule in coll_schedules.cpp.
+static int reduce_scatter_in_runtime(const void* sendbuf, void* recvbuf, const int* recvcounts, int block,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* func) {
+  int rank = 0, size = 0;
+  if (int e = check_intra(comm, func, &rank, &size)) return e;
+  std::vector<int64_t> counts(static_cast<size_t>(size), block);
+  if (recvcounts) counts.assign(recvcounts, recvcounts + size);
+  return handle(xmsg_reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, comm), func, comm);
+}
+
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
+  if (is_xmsg_type(datatype) && !is_inter(comm) && recvcount >= 0)
+    return reduce_scatter_in_runtime(sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm,
+                                     "MPI_Reduce_scatter_block");
   MPI_Request request = MPI_REQUEST_NULL;
   if (int e = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &request)) return e;
   return PMPI_Wait(&request, MPI_STATUS_IGNORE);
@@ -435,6 +449,8 @@ XMSG_MPI_ALIAS(Reduce_scatter_block)
 
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm) {
+  if (is_xmsg_type(datatype) && !is_inter(comm) && recvcounts)
+    return reduce_scatter_in_runtime(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, "MPI_Reduce_scatter");
   MPI_Request request = MPI_REQUEST_NULL;
   if (int e = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &request)) return e;
   return PMPI_Wait(&request, MPI_STATUS_IGNORE);

@@ -620,6 +620,59 @@ TEST(Allgather, CountsInPlaceAndVariable) {
   }
 }
 
+// reduce_scatter: uneven counts (zeros included), small and large vectors (the latter cross
+// many pipeline chunks), SUM exact in any order and MAX, in place and not, checked against the
+// sum every rank can compute; a user op that is not commutative takes the allreduce route.
+TEST(ReduceScatter, UnevenCountsOpsAndInPlace) {
+  for (const auto& c : g_comms) {
+    for (int64_t scale : {int64_t{1}, int64_t{300}, kMiB / 8 / c.size + 17}) {
+      std::vector<int64_t> counts(c.size);
+      for (int r = 0; r < c.size; ++r) counts[r] = (r % 3 == 1) ? 0 : scale + r;
+      int64_t total = 0, mine_lo = 0;
+      for (int r = 0; r < c.size; ++r) {
+        if (r < c.rank) mine_lo += counts[r];
+        total += counts[r];
+      }
+      for (bool in_place : {false, true}) {
+        for (xmsg_op_t op : {XMSG_SUM, XMSG_MAX}) {
+          std::vector<int64_t> send(total), got(in_place ? total : std::max<int64_t>(counts[c.rank], 1), -1);
+          for (int64_t i = 0; i < total; ++i) send[i] = (c.rank + 1) * (i % 1000) - c.rank;
+          if (in_place) got = send;
+          ASSERT_TRUE(ok(xmsg_reduce_scatter(in_place ? XMSG_IN_PLACE : send.data(), got.data(), counts.data(),
+                                             XMSG_INT64_T, op, c.handle)))
+              << c.name;
+          for (int64_t i = 0; i < counts[c.rank]; ++i) {
+            const int64_t g = mine_lo + i;
+            int64_t want = op == XMSG_SUM ? 0 : INT64_MIN;
+            for (int r = 0; r < c.size; ++r) {
+              const int64_t v = (r + 1) * (g % 1000) - r;
+              want = op == XMSG_SUM ? want + v : std::max(want, v);
+            }
+            if (got[i] != want) {
+              ADD_FAILURE() << where(c, "reduce_scatter total " + std::to_string(total) + (in_place ? " in place" : "") +
+                                            " element " + std::to_string(i) + ": got " + std::to_string(got[i]) +
+                                            ", want " + std::to_string(want));
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ReduceScatter, BadArgumentsAreRefused) {
+  std::vector<int64_t> counts(g_world_size, 1), send(g_world_size), got(1);
+  EXPECT_EQ(xmsg_reduce_scatter(send.data(), got.data(), nullptr, XMSG_INT64_T, XMSG_SUM, XMSG_COMM_WORLD), XMSG_ERR_ARG);
+  counts[0] = -1;
+  EXPECT_EQ(xmsg_reduce_scatter(send.data(), got.data(), counts.data(), XMSG_INT64_T, XMSG_SUM, XMSG_COMM_WORLD),
+            XMSG_ERR_COUNT);
+  counts[0] = 1;
+  EXPECT_EQ(xmsg_reduce_scatter(send.data(), XMSG_IN_PLACE, counts.data(), XMSG_INT64_T, XMSG_SUM, XMSG_COMM_WORLD),
+            XMSG_ERR_BUFFER);
+  EXPECT_EQ(xmsg_reduce_scatter(send.data(), got.data(), counts.data(), XMSG_FLOAT, XMSG_BAND, XMSG_COMM_WORLD), XMSG_ERR_OP);
+}
+
 TEST(Alltoall, CountsAcrossAlgorithmsAndInPlace) {
   for (const auto& c : g_comms) {
     for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{37}, int64_t{1000}, kMiB / c.size + 1}) {
