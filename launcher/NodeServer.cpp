@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -331,6 +332,10 @@ void NodeServer::spawn_ranks() {
       env.push_back(prefix + value);
     };
     set("XMSG_JOB_TMPDIR", plan_.job_tmpdir(node_));
+    // Every virtual node runs on this host: all the job's ranks share its CPUs (a value the
+    // user gave, inherited or with -x, wins).
+    if (std::none_of(env.begin(), env.end(), [](const std::string& s) { return s.starts_with("XMSG_HOST_RANKS="); }))
+      set("XMSG_HOST_RANKS", std::to_string(plan_.nranks()));
     for (const auto& [k, v] : plan_.options.exports) set(k, v);
     // After the -x variables: an inherited or exported value must not point ranks elsewhere.
     set("XMSG_JOB_SECRET_FILE", plan_.secret_file(node_));

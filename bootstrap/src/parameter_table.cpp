@@ -28,6 +28,8 @@ constexpr std::array kTable = {
               "`spin`, `yield` (after XMSG_SPIN_COUNT polls) or `auto`: yield when ranks outnumber cores"},
     Parameter{"XMSG_SPIN_COUNT", Integer, Runtime, "32", 0, 1000000000, "", "polls",
               "polls before a waiting rank yields its core (XMSG_WAIT_POLICY yield or auto)"},
+    Parameter{"XMSG_HOST_RANKS", Integer, Runtime, "", 1, 1 << 30, "", "ranks",
+              "ranks of the job sharing this host's CPUs, for the oversubscription test (set by xmsgrun, whose virtual nodes share one host; unset: the node's rank count)"},
     Parameter{"XMSG_EAGER_LIMIT", Bytes, Runtime, "64K", 0, G, "", "",
               "largest message sent eagerly (capped by the transport's limit); above it rendezvous"},
     Parameter{"XMSG_RNDV_FRAGMENT", Bytes, Runtime, "64K", 1, G, "", "",

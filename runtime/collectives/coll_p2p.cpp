@@ -1,6 +1,8 @@
 // The collectives' only contact with the point-to-point runtime: requests on the
 // communicator's hidden collective context (so collective traffic never matches a user
 // receive), argument checks shared with the rest of the C API, and error messages.
+#include <xmsg/bootstrap/parameters.hpp>
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -36,6 +38,9 @@ int most_world_ranks_on_one_node() {
   int most = 1;
   for (int id : node_ids)
     if (id >= 0 && id < size) most = std::max(most, ++per_node[static_cast<size_t>(id)]);
+  // Virtual nodes of one host (xmsgrun --nodes K) share its CPUs; every rank reads the same
+  // value from the launcher, so the answer stays the same everywhere.
+  if (auto host = params::integer_if_set("XMSG_HOST_RANKS")) most = std::max<int>(most, static_cast<int>(*host));
   return most;
 }
 

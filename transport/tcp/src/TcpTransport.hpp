@@ -38,7 +38,13 @@ class TcpTransport final : public Transport {
   ~TcpTransport() override;
 
   std::string_view name() const override { return "tcp"; }
-  Capabilities capabilities() const override { return {true, config_.max_payload}; }
+  Capabilities capabilities() const override {
+    Capabilities caps;
+    caps.remote_read = true;
+    caps.max_eager_payload = config_.max_payload;
+    caps.polls_by_syscall = true;
+    return caps;
+  }
   void connect(std::span<const int> peers, const ConnectOptions& options) override;
   bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) override;
   int progress(MessageSink& sink) override;

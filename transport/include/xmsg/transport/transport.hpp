@@ -114,6 +114,9 @@ struct Capabilities {
                                  // rendezvous message while the receiver reads the rest
   size_t peek_payload = 0;       // largest message wait_peek() can show (0: not offered)
   bool input_hint = false;       // input_ready() really looks (false: it always answers true)
+  // One progress() call costs system calls even when nothing came (tcp: a recv per socket):
+  // a waiter that shares its core should not spin on it (the runtime yields at once).
+  bool polls_by_syscall = false;
 };
 
 // What the runtime decided about a transport before it connects (TransportSelector).
