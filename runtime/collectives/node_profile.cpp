@@ -20,15 +20,17 @@ double chunks(int64_t bytes, int64_t chunk) {
 }  // namespace
 
 double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes, int64_t chunk) {
+  // A reader takes chunks from whichever writer has one ready and writers run ahead of their
+  // readers up to a ring, so the streams' hand-offs overlap: about one per chunk of a stream
+  // lies on the critical path, not one per chunk and peer.
   const double b = static_cast<double>(bytes);
-  const double peers = n - 1;
   switch (kind) {
     case LargeCollective::kAlltoall:
-      return (2 * n - 1) * b * p.copy_ns_per_byte + 2 * peers * chunks(bytes, chunk) * p.sync_ns;
+      return (2 * n - 1) * b * p.copy_ns_per_byte + chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kBcast:
-      return (b + static_cast<double>(std::min(bytes, chunk))) * p.copy_ns_per_byte + chunks(bytes, chunk) * p.sync_ns;
+      return (b + static_cast<double>(std::min(bytes, chunk))) * p.copy_ns_per_byte + chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllreduce:
-      return (2.0 * n - 1) / n * b * p.copy_ns_per_byte + 2 * peers * chunks(bytes / n + 1, chunk) * p.sync_ns;
+      return (2.0 * n - 1) / n * b * p.copy_ns_per_byte + 2 * chunks(bytes / n + 1, chunk) * p.handoff_cost_ns();
   }
   return 0;
 }
@@ -38,11 +40,11 @@ double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t
   const double peers = n - 1;
   switch (kind) {
     case LargeCollective::kAlltoall:
-      return peers * (b * p.cma_ns_per_byte + kSyscallNs) + b * p.copy_ns_per_byte + 2 * p.sync_ns;
+      return peers * (b * p.cma_ns_per_byte + kSyscallNs) + b * p.copy_ns_per_byte + 2 * p.handoff_cost_ns();
     case LargeCollective::kBcast:
-      return b * p.cma_ns_per_byte + kSyscallNs + 2 * p.sync_ns;
+      return b * p.cma_ns_per_byte + kSyscallNs + 2 * p.handoff_cost_ns();
     case LargeCollective::kAllreduce:
-      return 2 * peers / n * b * p.cma_ns_per_byte + 2 * peers * kSyscallNs + 4 * p.sync_ns;
+      return 2 * peers / n * b * p.cma_ns_per_byte + 2 * peers * kSyscallNs + 4 * p.handoff_cost_ns();
   }
   return 0;
 }

@@ -30,7 +30,13 @@ struct NodeProfile {
   // process_vm_readv of a 1 MiB buffer (the process reads itself: the same page pinning as
   // reading a peer), ns per byte; 0 when the communicator's ranks may not read each other.
   double cma_ns_per_byte = 0;
+  // More ranks than CPUs (oversubscribed()): a waiting rank then yields to one with work, so
+  // waits cost no time the collective needed, and the choice compares the copying alone (the
+  // round trip above then measures the scheduler: 2-4 us at 4-8 ranks on 2 cores, while the
+  // pipelines still beat single copy 1.6-6x there).
+  bool shares_cores = false;
   bool measured() const { return copy_ns_per_byte > 0; }
+  double handoff_cost_ns() const { return shares_cores ? 0 : sync_ns; }
 };
 
 enum class LargeCollective { kBcast, kAllreduce, kAlltoall };
@@ -42,13 +48,14 @@ constexpr int64_t kNeverBytes = int64_t{1} << 50;
 // ranks through the pipelines (chunks of `chunk` bytes) or by single copy. Counted per rank
 // on the critical path (docs/collectives.md, "pipelines or single copy"):
 //   alltoall   pipelines: (2n-1)·B copies (n-1 blocks in, n-1 out, its own) + a hand-off per
-//              chunk out and in; single copy: (n-1)·B CMA reads + its own block copied + one
-//              post and one done hand-off + a system call per peer
+//              chunk of a block (the n-1 streams' hand-offs overlap); single copy: (n-1)·B CMA
+//              reads + its own block copied + one post and one done hand-off + a system call
+//              per peer
 //   bcast      pipelines: B copied out by each reader (the root's copy in overlaps it but for
 //              the first chunk) + a hand-off per chunk; single copy: B read + post and done
-//   allreduce  pipelines: (2n-1)/n·V copied (segments in, own segment in, n-1 out) + hand-offs;
-//              single copy: 2(n-1)/n·V read (segments to fold, finished segments); the folds
-//              are the same in both and left out
+//   allreduce  pipelines: (2n-1)/n·V copied (segments in, own segment in, n-1 out) + a hand-off
+//              per chunk of a segment in each phase; single copy: 2(n-1)/n·V read (segments to
+//              fold, finished segments); the folds are the same in both and left out
 double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes, int64_t chunk);
 double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes);
 

@@ -241,6 +241,7 @@ NodeProfile share_profile(const Comm& c, bool cma) {
     std::sort(trips.begin(), trips.end());
     p = local_copy_costs(cma);
     p.sync_ns = trips[trips.size() / 2] / 2;
+    p.shares_cores = oversubscribed();
     // What the user says of this machine replaces what was measured (docs/collectives.md).
     if (auto ns = params::integer_if_set("XMSG_COLL_HANDOFF_NS")) p.sync_ns = static_cast<double>(*ns);
     if (auto mbps = params::integer_if_set("XMSG_COLL_COPY_MBPS")) p.copy_ns_per_byte = 1e3 / static_cast<double>(*mbps);
