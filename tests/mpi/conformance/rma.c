@@ -1,0 +1,513 @@
+/* MPI-3.1 chapter 11 (one-sided communication): every window flavor (create, allocate,
+ * allocate_shared with MPI_Win_shared_query and direct loads/stores, dynamic with attach and
+ * detach), the window attributes, group, name and info; MPI_Put/MPI_Get/MPI_Accumulate/
+ * MPI_Get_accumulate/MPI_Fetch_and_op/MPI_Compare_and_swap and the request forms; derived
+ * datatypes at the origin and at the target; every synchronisation model (fence, post/start/
+ * complete/wait and test, lock/unlock shared and exclusive, lock_all, flush, flush_local,
+ * sync); accumulate atomicity (every rank adds to one counter, exact totals, every fetched
+ * ticket distinct); passive target while the target sits in MPI_Barrier; and the error classes
+ * of misuse under MPI_ERRORS_RETURN, after which the job goes on. Runs at any number of ranks. */
+#include "conformance.h"
+
+#include <stdint.h>
+
+static int rank = 0, nranks = 1;
+
+static int cmp_int(const void* a, const void* b) {
+  int x = *(const int*)a, y = *(const int*)b;
+  return (x > y) - (x < y);
+}
+
+/* ---- flavors and attributes ---------------------------------------------------------- */
+static void check_attributes(MPI_Win win, void* base, MPI_Aint size, int disp_unit, int flavor) {
+  void* b = NULL;
+  MPI_Aint* s = NULL;
+  int *d = NULL, *f = NULL, *m = NULL;
+  int flag = 0;
+  CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_BASE, &b, &flag));
+  CHECK(flag && b == base, "MPI_WIN_BASE %p, expected %p", b, base);
+  CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_SIZE, &s, &flag));
+  CHECK(flag && *s == size, "MPI_WIN_SIZE %lld, expected %lld", (long long)*s, (long long)size);
+  CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &d, &flag));
+  CHECK(flag && *d == disp_unit, "MPI_WIN_DISP_UNIT %d, expected %d", *d, disp_unit);
+  CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &f, &flag));
+  CHECK(flag && *f == flavor, "MPI_WIN_CREATE_FLAVOR %d, expected %d", *f, flavor);
+  CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_MODEL, &m, &flag));
+  CHECK(flag && *m == MPI_WIN_UNIFIED, "MPI_WIN_MODEL %d, expected MPI_WIN_UNIFIED", *m);
+  MPI_Group g, wg;
+  int result = -1;
+  CHECK_MPI(MPI_Win_get_group(win, &g));
+  CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+  CHECK_MPI(MPI_Group_compare(g, wg, &result));
+  CHECK(result == MPI_IDENT, "window group compares %d to MPI_COMM_WORLD's", result);
+  MPI_Group_free(&g);
+  MPI_Group_free(&wg);
+}
+
+/* Fence epoch: every rank puts its rank into slot `rank` of its right neighbour and gets slot
+ * 0 of its left neighbour. */
+static void ring_fence(MPI_Win win, int* mem, int slots) {
+  int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
+  for (int i = 0; i < slots; ++i) mem[i] = -1;
+  mem[0] = 1000 + rank;
+  CHECK_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+  int got = -7;
+  CHECK_MPI(MPI_Put(&rank, 1, MPI_INT, right, 1 + rank, 1, MPI_INT, win));
+  CHECK_MPI(MPI_Get(&got, 1, MPI_INT, left, 0, 1, MPI_INT, win));
+  CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  CHECK(got == 1000 + left, "MPI_Get under fence gave %d, expected %d", got, 1000 + left);
+  CHECK(mem[1 + left] == left, "slot %d after MPI_Put holds %d, expected %d", 1 + left, mem[1 + left], left);
+}
+
+static void test_create_and_allocate(void) {
+  const int slots = nranks + 1;
+  int* mem = calloc((size_t)slots, sizeof(int));
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)(slots * sizeof(int)), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  check_attributes(win, mem, (MPI_Aint)(slots * sizeof(int)), sizeof(int), MPI_WIN_FLAVOR_CREATE);
+  ring_fence(win, mem, slots);
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = -1;
+  CHECK_MPI(MPI_Win_get_name(win, name, &len));
+  CHECK(len == 0, "a new window's name has length %d", len);
+  CHECK_MPI(MPI_Win_set_name(win, "ring"));
+  CHECK_MPI(MPI_Win_get_name(win, name, &len));
+  CHECK(len == 4 && strcmp(name, "ring") == 0, "window name '%s'", name);
+  MPI_Info info, used;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "no_locks", "true");
+  CHECK_MPI(MPI_Win_set_info(win, info));
+  CHECK_MPI(MPI_Win_get_info(win, &used));
+  char value[64];
+  int flag = 0;
+  MPI_Info_get(used, "no_locks", 63, value, &flag);
+  CHECK(flag && strcmp(value, "true") == 0, "MPI_Win_get_info no_locks '%s' (flag %d)", flag ? value : "", flag);
+  MPI_Info_free(&info);
+  MPI_Info_free(&used);
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK(win == MPI_WIN_NULL, "MPI_Win_free left the handle %d", win);
+  free(mem);
+
+  int* base = NULL;
+  CHECK_MPI(MPI_Win_allocate((MPI_Aint)(slots * sizeof(int)), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  CHECK(base != NULL, "MPI_Win_allocate returned no memory");
+  check_attributes(win, base, (MPI_Aint)(slots * sizeof(int)), sizeof(int), MPI_WIN_FLAVOR_ALLOCATE);
+  ring_fence(win, base, slots);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+static void test_shared(void) {
+  MPI_Comm node;
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int nr = 0, ns = 1;
+  MPI_Comm_rank(node, &nr);
+  MPI_Comm_size(node, &ns);
+  const MPI_Aint mine = (MPI_Aint)((nr + 1) * sizeof(double));
+  double* base = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate_shared(mine, sizeof(double), MPI_INFO_NULL, node, &base, &win));
+  for (int i = 0; i <= nr; ++i) base[i] = 100.0 * nr + i;
+  CHECK_MPI(MPI_Win_sync(win));
+  MPI_Barrier(node);
+  char* prev_end = NULL;
+  for (int r = 0; r < ns; ++r) {
+    MPI_Aint size = -1;
+    int du = -1;
+    double* p = NULL;
+    CHECK_MPI(MPI_Win_shared_query(win, r, &size, &du, &p));
+    CHECK(size == (MPI_Aint)((r + 1) * sizeof(double)) && du == (int)sizeof(double),
+          "MPI_Win_shared_query(%d): size %lld disp_unit %d", r, (long long)size, du);
+    if (prev_end) CHECK((char*)p == prev_end, "rank %d's memory does not follow rank %d's (contiguous)", r, r - 1);
+    prev_end = (char*)p + size;
+    for (int i = 0; i <= r; ++i)
+      CHECK(p[i] == 100.0 * r + i, "load from rank %d's shared memory [%d] = %g", r, i, p[i]);
+  }
+  /* The same memory through RMA calls. */
+  double v = -1;
+  int peer = (nr + 1) % ns;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
+  CHECK_MPI(MPI_Get(&v, 1, MPI_DOUBLE, peer, peer, 1, MPI_DOUBLE, win));
+  CHECK_MPI(MPI_Win_unlock(peer, win));
+  CHECK(v == 100.0 * peer + peer, "MPI_Get from a shared window gave %g", v);
+  MPI_Barrier(node);
+  int flag = 0;
+  void* b = NULL;
+  CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_BASE, &b, &flag));
+  CHECK(b == base, "MPI_WIN_BASE of a shared window");
+  int* f = NULL;
+  CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &f, &flag));
+  CHECK(*f == MPI_WIN_FLAVOR_SHARED, "flavor %d", *f);
+  CHECK_MPI(MPI_Win_free(&win));
+  MPI_Comm_free(&node);
+}
+
+static void test_dynamic(void) {
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  int* f = NULL;
+  int flag = 0;
+  CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &f, &flag));
+  CHECK(*f == MPI_WIN_FLAVOR_DYNAMIC, "flavor %d", *f);
+  long* mem = calloc(4, sizeof(long));
+  CHECK_MPI(MPI_Win_attach(win, mem, 4 * sizeof(long)));
+  MPI_Aint addr = 0;
+  MPI_Get_address(mem, &addr);
+  MPI_Aint* addrs = malloc((size_t)nranks * sizeof(MPI_Aint));
+  MPI_Allgather(&addr, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);
+  int right = (rank + 1) % nranks;
+  long val = 7 + rank, back = 0;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  CHECK_MPI(MPI_Put(&val, 1, MPI_LONG, right, addrs[right] + (MPI_Aint)sizeof(long), 1, MPI_LONG, win));
+  CHECK_MPI(MPI_Win_flush(right, win));
+  CHECK_MPI(MPI_Get(&back, 1, MPI_LONG, right, addrs[right] + (MPI_Aint)sizeof(long), 1, MPI_LONG, win));
+  CHECK_MPI(MPI_Win_unlock(right, win));
+  CHECK(back == val, "dynamic window: read back %ld, expected %ld", back, val);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int left = (rank + nranks - 1) % nranks;
+  CHECK(mem[1] == 7 + left, "dynamic window memory holds %ld, expected %d", mem[1], 7 + left);
+  /* Outside every attached region: reported at the next synchronisation. */
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+  CHECK_MPI(MPI_Put(&val, 1, MPI_LONG, right, addrs[right] + 4 * (MPI_Aint)sizeof(long), 1, MPI_LONG, win));
+  int e = MPI_Win_unlock(right, win);
+  int cls = -1;
+  MPI_Error_class(e, &cls);
+  CHECK(cls == MPI_ERR_RMA_RANGE, "put beyond the attached memory: class %d at unlock, expected MPI_ERR_RMA_RANGE", cls);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_MPI(MPI_Win_detach(win, mem));
+  e = MPI_Win_detach(win, mem);
+  MPI_Error_class(e, &cls);
+  CHECK(cls == MPI_ERR_RMA_ATTACH, "detach twice: class %d", cls);
+  CHECK_MPI(MPI_Win_free(&win));
+  free(addrs);
+  free(mem);
+}
+
+/* ---- derived datatypes on both sides -------------------------------------------------- */
+static void test_datatypes(void) {
+  enum { N = 6 };
+  int* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(3 * N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < 3 * N; ++i) mem[i] = -1;
+  MPI_Datatype every_third, pairs;
+  MPI_Type_vector(N, 1, 3, MPI_INT, &every_third); /* target: N ints at stride 3 */
+  MPI_Type_commit(&every_third);
+  MPI_Type_vector(N / 2, 2, 4, MPI_INT, &pairs); /* origin: pairs of ints at stride 4 */
+  MPI_Type_commit(&pairs);
+  int src[2 * N];
+  for (int i = 0; i < 2 * N; ++i) src[i] = 10 * rank + i;
+  int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
+  CHECK_MPI(MPI_Win_fence(0, win));
+  CHECK_MPI(MPI_Put(src, 1, pairs, right, 1, 1, every_third, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  int expect_idx[N] = {0, 1, 4, 5, 8, 9};
+  for (int k = 0; k < N; ++k)
+    CHECK(mem[1 + 3 * k] == 10 * left + expect_idx[k], "vector put: mem[%d] = %d, expected %d", 1 + 3 * k,
+          mem[1 + 3 * k], 10 * left + expect_idx[k]);
+  CHECK(mem[0] == -1 && mem[2] == -1, "vector put wrote into the gaps");
+  /* Get it back the other way: strided target into contiguous origin, then accumulate with a
+   * derived target type. */
+  int back[N];
+  CHECK_MPI(MPI_Get(back, N, MPI_INT, right, 1, 1, every_third, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  for (int k = 0; k < N; ++k)
+    CHECK(back[k] == 10 * rank + expect_idx[k], "vector get: [%d] = %d", k, back[k]);
+  int ones[N];
+  for (int k = 0; k < N; ++k) ones[k] = 1;
+  CHECK_MPI(MPI_Accumulate(ones, N, MPI_INT, right, 1, 1, every_third, MPI_SUM, win));
+  CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  for (int k = 0; k < N; ++k)
+    CHECK(mem[1 + 3 * k] == 10 * left + expect_idx[k] + 1, "vector accumulate: mem[%d] = %d", 1 + 3 * k,
+          mem[1 + 3 * k]);
+  MPI_Type_free(&every_third);
+  MPI_Type_free(&pairs);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* Transfers large enough to travel as messages of their own, contiguous and strided on
+ * either side, under lock and under fence. */
+static void test_large(void) {
+  enum { N = 20000 };
+  double* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(2 * N * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < 2 * N; ++i) mem[i] = -1;
+  double* src = malloc(2 * N * sizeof(double));
+  double* back = malloc(2 * N * sizeof(double));
+  for (int i = 0; i < 2 * N; ++i) src[i] = rank * 1e6 + i;
+  MPI_Datatype strided;
+  MPI_Type_vector(N, 1, 2, MPI_DOUBLE, &strided);
+  MPI_Type_commit(&strided);
+  int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  CHECK_MPI(MPI_Put(src, N, MPI_DOUBLE, right, 0, N, MPI_DOUBLE, win));      /* contiguous both */
+  CHECK_MPI(MPI_Put(src, 1, strided, right, N, N, MPI_DOUBLE, win));         /* strided origin */
+  CHECK_MPI(MPI_Win_flush(right, win));
+  CHECK_MPI(MPI_Get(back, N, MPI_DOUBLE, right, 0, N, MPI_DOUBLE, win));
+  CHECK_MPI(MPI_Get(back + N, N, MPI_DOUBLE, right, 0, 1, strided, win));    /* strided target */
+  CHECK_MPI(MPI_Win_unlock(right, win));
+  int bad = 0;
+  for (int i = 0; i < N; ++i)
+    if (back[i] != rank * 1e6 + i) ++bad;
+  CHECK(bad == 0, "large contiguous get back: %d wrong elements", bad);
+  /* back[N + i] is target element 2i: the contiguous put's below N, the strided put's
+   * (src[2 (2i - N)]) from N on. */
+  bad = 0;
+  for (int i = 0; i < N; ++i) {
+    const int j = 2 * i;
+    double want = rank * 1e6 + (j < N ? j : 2.0 * (j - N));
+    if (back[N + i] != want) ++bad;
+  }
+  CHECK(bad == 0, "large strided put/get: %d wrong elements", bad);
+  MPI_Barrier(MPI_COMM_WORLD);
+  bad = 0;
+  for (int i = 0; i < N; ++i)
+    if (mem[i] != left * 1e6 + i || mem[N + i] != left * 1e6 + 2.0 * i) ++bad;
+  CHECK(bad == 0, "large puts landed wrong: %d elements", bad);
+  /* The same under fence, strided into strided. */
+  CHECK_MPI(MPI_Win_fence(0, win));
+  CHECK_MPI(MPI_Put(src, 1, strided, right, 1, 1, strided, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  bad = 0;
+  for (int i = 0; i < N; ++i)
+    if (mem[1 + 2 * i] != left * 1e6 + 2.0 * i) ++bad;
+  CHECK(bad == 0, "strided-to-strided large put under fence: %d wrong elements", bad);
+  CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  MPI_Type_free(&strided);
+  free(src);
+  free(back);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* ---- accumulate operations and atomicity ---------------------------------------------- */
+static void test_accumulate(void) {
+  enum { ROUNDS = 50 };
+  long long* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(4 * sizeof(long long), sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < 4; ++i) mem[i] = 0;
+  mem[2] = 1000;
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* Every rank: ROUNDS accumulates and ROUNDS fetch-and-adds on rank 0's counters, under a
+   * shared lock, concurrently. */
+  int* tickets = malloc(ROUNDS * sizeof(int));
+  long long one = 1;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  for (int i = 0; i < ROUNDS; ++i) {
+    long long old = -1;
+    CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, MPI_SUM, win));
+    CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0, 1, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+    tickets[i] = (int)old;
+  }
+  long long mx = rank;
+  CHECK_MPI(MPI_Accumulate(&mx, 1, MPI_LONG_LONG, 0, 2, 1, MPI_LONG_LONG, MPI_MIN, win));
+  CHECK_MPI(MPI_Accumulate(&mx, 1, MPI_LONG_LONG, 0, 3, 1, MPI_LONG_LONG, MPI_MAX, win));
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    CHECK(mem[0] == (long long)ROUNDS * nranks, "accumulate counter %lld, expected %lld", mem[0],
+          (long long)ROUNDS * nranks);
+    CHECK(mem[1] == (long long)ROUNDS * nranks, "fetch_and_op counter %lld, expected %lld", mem[1],
+          (long long)ROUNDS * nranks);
+    CHECK(mem[2] == 0 && mem[3] == nranks - 1, "MPI_MIN/MPI_MAX gave %lld %lld", mem[2], mem[3]);
+  }
+  int* all = rank == 0 ? malloc((size_t)nranks * ROUNDS * sizeof(int)) : NULL;
+  MPI_Gather(tickets, ROUNDS, MPI_INT, all, ROUNDS, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    qsort(all, (size_t)nranks * ROUNDS, sizeof(int), cmp_int);
+    int distinct = 1;
+    for (int i = 0; i < nranks * ROUNDS; ++i)
+      if (all[i] != i) distinct = 0;
+    CHECK(distinct, "fetched tickets are not exactly 0..%d (atomicity)", nranks * ROUNDS - 1);
+    free(all);
+  }
+  free(tickets);
+
+  /* Get_accumulate with MPI_REPLACE and MPI_NO_OP, compare-and-swap, exclusive lock. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) mem[3] = -1;
+  MPI_Barrier(MPI_COMM_WORLD);
+  long long mine = rank, seen = -5, cur = -5;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+  CHECK_MPI(MPI_Get_accumulate(&mine, 1, MPI_LONG_LONG, &seen, 1, MPI_LONG_LONG, 0, 2, 1, MPI_LONG_LONG, MPI_REPLACE,
+                               win));
+  CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_LONG_LONG, &cur, 1, MPI_LONG_LONG, 0, 2, 1, MPI_LONG_LONG, MPI_NO_OP, win));
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  CHECK(cur == rank, "MPI_NO_OP read %lld after MPI_REPLACE of %d under an exclusive lock", cur, rank);
+  CHECK(seen >= -1 && seen < nranks, "MPI_Get_accumulate returned %lld", seen);
+  /* One rank wins the CAS on a -1 slot; everybody sees a consistent old value. */
+  long long cmp = -1, res = -9, me = rank;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  CHECK_MPI(MPI_Compare_and_swap(&me, &cmp, &res, MPI_LONG_LONG, 0, 3, win));
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  int won = res == -1, winners = 0;
+  MPI_Allreduce(&won, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(winners == 1, "%d ranks won the compare-and-swap", winners);
+  if (rank == 0) CHECK(mem[3] >= 0 && mem[3] < nranks, "CAS slot holds %lld", mem[3]);
+
+  /* Request-based forms. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  int right = (rank + 1) % nranks;
+  long long put = 40 + rank, got = 0, racc = 2, rgot = 0;
+  MPI_Request reqs[4];
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  CHECK_MPI(MPI_Rput(&put, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, win, &reqs[0]));
+  CHECK_MPI(MPI_Win_flush(right, win));
+  CHECK_MPI(MPI_Rget(&got, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, win, &reqs[1]));
+  CHECK_MPI(MPI_Raccumulate(&racc, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, MPI_PROD, win, &reqs[2]));
+  CHECK_MPI(MPI_Rget_accumulate(NULL, 0, MPI_LONG_LONG, &rgot, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, MPI_NO_OP,
+                                win, &reqs[3]));
+  CHECK_MPI(MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE));
+  CHECK_MPI(MPI_Win_flush_local_all(win));
+  CHECK_MPI(MPI_Win_flush_all(win));
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK(got == 40 + rank && rgot == 2 * (40 + rank), "MPI_Rget %lld, MPI_Rget_accumulate %lld (ordered after PROD)",
+        got, rgot);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* ---- post/start/complete/wait ------------------------------------------------------------ */
+static void test_pscw(void) {
+  int* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  mem[0] = mem[1] = -1;
+  MPI_Group world, to, from;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
+  MPI_Group_incl(world, 1, &right, &to);
+  MPI_Group_incl(world, 1, &left, &from);
+  for (int round = 0; round < 3; ++round) {
+    int v = 100 * round + rank;
+    CHECK_MPI(MPI_Win_post(from, 0, win));
+    CHECK_MPI(MPI_Win_start(to, 0, win));
+    CHECK_MPI(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Accumulate(&v, 1, MPI_INT, right, 1, 1, MPI_INT, MPI_REPLACE, win));
+    CHECK_MPI(MPI_Win_complete(win));
+    if (round == 1) {
+      int flag = 0;
+      while (!flag) CHECK_MPI(MPI_Win_test(win, &flag));
+    } else {
+      CHECK_MPI(MPI_Win_wait(win));
+    }
+    CHECK(mem[0] == 100 * round + left && mem[1] == mem[0], "PSCW round %d: %d %d, expected %d", round, mem[0], mem[1],
+          100 * round + left);
+  }
+  MPI_Group_free(&to);
+  MPI_Group_free(&from);
+  MPI_Group_free(&world);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* ---- passive target while the target is in MPI_Barrier ----------------------------------- */
+static void test_passive_in_barrier(void) {
+  int* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  *mem = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int target = nranks - 1;
+  if (rank == 0) {
+    int v = 4242, back = 0;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
+    CHECK_MPI(MPI_Put(&v, 1, MPI_INT, target, 0, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    CHECK_MPI(MPI_Get(&back, 1, MPI_INT, target, 0, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    CHECK(back == 4242, "passive get gave %d", back);
+  }
+  MPI_Barrier(MPI_COMM_WORLD); /* the target waits here while rank 0 works on its memory */
+  if (rank == target) CHECK(*mem == 4242, "target memory %d after the passive epoch", *mem);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* ---- errors --------------------------------------------------------------------------------- */
+static void expect_class(int code, int cls, const char* what) {
+  int c = -1;
+  MPI_Error_class(code, &c);
+  CHECK(c == cls, "%s: error class %d, expected %d", what, c, cls);
+}
+
+static void user_fn(void* in, void* inout, int* len, MPI_Datatype* d) {
+  (void)in, (void)inout, (void)len, (void)d;
+}
+
+static void test_errors(void) {
+  int* mem = NULL;
+  MPI_Win win;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CHECK_MPI(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+  MPI_Errhandler eh;
+  CHECK_MPI(MPI_Win_get_errhandler(win, &eh));
+  CHECK(eh == MPI_ERRORS_RETURN, "MPI_Win_get_errhandler %d", eh);
+  int v = 1, right = (rank + 1) % nranks;
+  expect_class(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC, "MPI_Put outside an epoch");
+  expect_class(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "unlock without lock");
+  expect_class(MPI_Win_lock(77, right, 0, win), MPI_ERR_LOCKTYPE, "bad lock type");
+  expect_class(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOPRECEDE, win), MPI_ERR_ASSERT, "bad lock assert");
+  expect_class(MPI_Win_fence(1 << 12, win), MPI_ERR_ASSERT, "bad fence assert");
+  expect_class(MPI_Win_lock(MPI_LOCK_SHARED, nranks, 0, win), MPI_ERR_RANK, "lock rank out of range");
+  expect_class(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "flush outside a lock epoch");
+  expect_class(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "complete without start");
+  expect_class(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "wait without post");
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+  expect_class(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC, "lock twice");
+  expect_class(MPI_Put(&v, 1, MPI_INT, right, 4, 1, MPI_INT, win), MPI_ERR_RMA_RANGE, "put past the window end");
+  expect_class(MPI_Get(&v, 2, MPI_INT, right, 3, 2, MPI_INT, win), MPI_ERR_RMA_RANGE, "get across the window end");
+  expect_class(MPI_Put(&v, 1, MPI_INT, right, -1, 1, MPI_INT, win), MPI_ERR_DISP, "negative displacement");
+  expect_class(MPI_Put(&v, -1, MPI_INT, right, 0, 1, MPI_INT, win), MPI_ERR_COUNT, "negative count");
+  expect_class(MPI_Put(&v, 1, MPI_DATATYPE_NULL, right, 0, 1, MPI_INT, win), MPI_ERR_TYPE, "null datatype");
+  expect_class(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_DOUBLE, win), MPI_ERR_TYPE, "signature mismatch");
+  MPI_Op op;
+  MPI_Op_create(user_fn, 1, &op);
+  expect_class(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, op, win), MPI_ERR_OP, "accumulate with a user op");
+  MPI_Op_free(&op);
+  expect_class(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_NO_OP, win), MPI_ERR_OP,
+               "MPI_Accumulate with MPI_NO_OP");
+  double d = 1.0;
+  expect_class(MPI_Accumulate(&d, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BXOR, win), MPI_ERR_OP,
+               "MPI_BXOR on doubles");
+  MPI_Datatype s;
+  int bl[2] = {1, 1};
+  MPI_Aint dp[2] = {0, 8};
+  MPI_Datatype ts[2] = {MPI_INT, MPI_DOUBLE};
+  MPI_Type_create_struct(2, bl, dp, ts, &s);
+  MPI_Type_commit(&s);
+  expect_class(MPI_Accumulate(mem, 1, s, right, 0, 1, s, MPI_SUM, win), MPI_ERR_TYPE, "accumulate on a mixed struct");
+  MPI_Type_free(&s);
+  CHECK_MPI(MPI_Win_unlock(right, win));
+  expect_class(MPI_Win_shared_query(win, 0, NULL, NULL, NULL), MPI_ERR_RMA_FLAVOR, "shared_query on an allocate window");
+  expect_class(MPI_Win_attach(win, mem, 4), MPI_ERR_RMA_FLAVOR, "attach to a non-dynamic window");
+  expect_class(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_WIN_NULL), MPI_ERR_WIN, "put on MPI_WIN_NULL");
+  expect_class(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN, "fence on MPI_WIN_NULL");
+  MPI_Win bogus = 12345;
+  expect_class(MPI_Win_free(&bogus), MPI_ERR_WIN, "free of a bogus handle");
+  /* The job goes on: the window still works. */
+  CHECK_MPI(MPI_Win_fence(0, win));
+  CHECK_MPI(MPI_Put(&right, 1, MPI_INT, right, 0, 1, MPI_INT, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  CHECK(mem[0] == rank, "put after the errors: %d", mem[0]);
+  CHECK_MPI(MPI_Win_free(&win));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  test_create_and_allocate();
+  test_shared();
+  test_dynamic();
+  test_datatypes();
+  test_large();
+  test_accumulate();
+  test_pscw();
+  test_passive_in_barrier();
+  test_errors();
+  return FINISH("rma");
+}
