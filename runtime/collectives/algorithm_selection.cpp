@@ -320,10 +320,12 @@ int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, co
   // writer chooses per call how its own data travels (shm_alltoallv), so no agreement on the
   // counts is needed and every rank takes this branch alike (it depends on the communicator only).
   const int64_t largest = tracing() ? *std::max_element(rcounts, rcounts + c.size) : 0;
-  if (NodeShm* shm = cma_for(c, 0, 0); shm && shm_alltoallv_table_bytes(c.size) <= thresholds().shm_slot)
-    return traced(c, "alltoallv", "shared memory, per writer: slot, single copy or messages", largest) +
-           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls,
-                         thresholds().cma_alltoall_min);
+  if (NodeShm* shm = cma_for(c, 0, 0); shm && shm_alltoallv_table_bytes(c.size) <= thresholds().shm_slot) {
+    const LargeLimits large =
+        large_limits(c, LargeCollective::kAlltoall, thresholds().pipe_alltoall_max, thresholds().cma_alltoall_min);
+    return traced(c, "alltoallv", "shared memory, per writer: slot, pipelines, single copy or messages", largest) +
+           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls, large.cma_min, large.pipe_max);
+  }
   return traced(c, "alltoallv", "pairwise", largest) +
          alltoallv_pairwise(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
 }

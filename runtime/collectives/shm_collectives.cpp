@@ -734,27 +734,34 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
 //           transport's own path): it sends each block as a point-to-point message, and a
 //           reader that finds this mode in its table posts the matching receive.
 int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min) {
+                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min, int64_t pipe_max) {
   // kInline: data beside the table in the posted line's inline bytes (one line to hand off).
-  enum : uint64_t { kInline = 0, kSlot = 1, kSingleCopy = 2, kMessages = 3 };
+  enum : uint64_t { kInline = 0, kSlot = 1, kSingleCopy = 2, kMessages = 3, kPipelined = 4 };
   constexpr int kTag = kTagAlltoall + 67;
   constexpr int64_t kInlineBytes = static_cast<int64_t>(NodeCollectiveRegion::kInlineBytes);
   const char* func = "xmsg_alltoallv";
   const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
   const int64_t slot_bytes = static_cast<int64_t>(s.region.slot_bytes());
+  const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
   const int64_t table_bytes = shm_alltoallv_table_bytes(n);
   // Where the table lives depends on n only, so readers know where to look.
   const bool table_inline = table_bytes <= kInlineBytes;
-  int64_t payload = 0, largest = 0;
+  int64_t payload = 0, largest = 0, stream_chunks = 0;
   for (int d = 0; d < n; ++d)
     if (d != me) {
       payload += scounts[d];
       largest = std::max(largest, scounts[d]);
+      stream_chunks += chunks_for(scounts[d], chunk);
     }
   const int64_t slot_start = table_inline ? 0 : table_bytes;
+  // Large blocks: through our ring when the communicator's table prefers the pipelines for
+  // alltoall blocks this large (as the alltoall does) and the stream fits a stamp, else single copy.
   const uint64_t mode = table_inline && table_bytes + payload <= kInlineBytes ? kInline
                         : slot_start + payload <= slot_bytes                   ? kSlot
+                        : largest >= cma_min && largest <= pipe_max && stream_chunks < (int64_t{1} << 23) &&
+                                  slot_start + 8 * n <= slot_bytes
+                            ? kPipelined
                         : largest >= cma_min                                   ? kSingleCopy
                                                                                : kMessages;
   std::byte* slot = nullptr;
@@ -762,15 +769,33 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
   std::byte* table = table_inline ? s.region.data(me, seq, static_cast<size_t>(kInlineBytes)) : slot;
   const uint64_t head[2] = {mode, reinterpret_cast<uint64_t>(sendbuf)};
   std::memcpy(table, head, sizeof head);
-  // where(d): an offset into the inline bytes (kInline) or the slot (kSlot), else sdispls[d].
+  // where(d): an offset into the inline bytes (kInline) or the slot (kSlot), the first chunk of
+  // d's block in our stream (kPipelined), else sdispls[d]. The stream holds the blocks for
+  // rank + 1, rank + 2, ... in that order.
   std::byte* data = mode == kInline ? table : slot;
   int64_t offset = mode == kInline ? table_bytes : slot_start;
+  std::vector<uint64_t> stream_start(mode == kPipelined ? static_cast<size_t>(n) + 1 : 0, 0);
+  if (mode == kPipelined) {
+    uint64_t k = 0;
+    for (int step = 1; step < n; ++step) {
+      const int d = (me + step) % n;
+      stream_start[static_cast<size_t>(d)] = k;
+      k += static_cast<uint64_t>(chunks_for(scounts[d], chunk));
+    }
+    stream_start[static_cast<size_t>(n)] = k;
+  }
   for (int d = 0; d < n; ++d) {
     uint64_t where = static_cast<uint64_t>(sdispls[d]);
     if ((mode == kInline || mode == kSlot) && d != me) {
       where = static_cast<uint64_t>(offset);
       copy_bytes(data + offset, at(sendbuf, sdispls[d]), scounts[d]);
       offset += scounts[d];
+    }
+    if (mode == kPipelined) {
+      where = stream_start[static_cast<size_t>(d)];
+      // A stream's readers must agree with us on their block's length, or one would wait for
+      // chunks that never come (or take the next block's): our counts sit in the unused slot.
+      std::memcpy(slot + slot_start + 8 * d, &scounts[d], sizeof scounts[d]);
     }
     std::memcpy(table + sizeof(uint64_t) * (2 + d), &where, sizeof where);
   }
@@ -782,31 +807,97 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
       if (scounts[d] > 0) messages.send(at(sendbuf, sdispls[d]), scounts[d], d, kTag);
     }
   copy_bytes(at(recvbuf, rdispls[me]), at(sendbuf, sdispls[me]), std::min(scounts[me], rcounts[me]));
-  int e = visit_peers_when_ready(
-      c, func, [&](int peer) { return has_posted(s, peer, seq); },
-      [&](int peer) -> int {
-        const std::byte* their_slot = s.region.data(peer, seq, static_cast<size_t>(slot_bytes));
-        const std::byte* their_table =
-            table_inline ? s.region.data(peer, seq, static_cast<size_t>(kInlineBytes)) : their_slot;
-        uint64_t their_head[2], where = 0;
-        std::memcpy(their_head, their_table, sizeof their_head);
-        std::memcpy(&where, their_table + sizeof(uint64_t) * (2 + me), sizeof where);
-        const int64_t len = rcounts[peer];
-        if (len <= 0) return XMSG_SUCCESS;
-        switch (their_head[0]) {
-          case kInline:
-            copy_bytes(at(recvbuf, rdispls[peer]), their_table + where, len);
-            return XMSG_SUCCESS;
-          case kSlot:
-            copy_bytes(at(recvbuf, rdispls[peer]), their_slot + where, len);
-            return XMSG_SUCCESS;
-          case kSingleCopy:
-            return read_peer(s, c, peer, their_head[1] + where, at(recvbuf, rdispls[peer]), len, func);
-          default:
-            messages.recv(at(recvbuf, rdispls[peer]), len, peer, kTag);
-            return XMSG_SUCCESS;
-        }
-      });
+
+  // Our stream (kPipelined): the chunk being written, as (step, offset in that block).
+  const uint64_t total = mode == kPipelined ? stream_start[static_cast<size_t>(n)] : 0;
+  PipeWriter out(s, c, seq, [&](uint64_t k) {
+    for (int step = 1; step < n; ++step) {
+      const int d = (me + step) % n;
+      const uint64_t first = stream_start[static_cast<size_t>(d)];
+      if (k >= first && k < first + static_cast<uint64_t>(chunks_for(scounts[d], chunk))) return static_cast<uint64_t>(d);
+    }
+    return kAllReaders;
+  });
+  int out_step = 1;
+  int64_t out_offset = 0;
+  // Per peer: -1 nothing seen yet, then bytes taken of its block (their mode kPipelined), or
+  // rcounts[peer] once it is all here or handed to a receive.
+  std::vector<int64_t> taken(static_cast<size_t>(n), -1);
+  taken[static_cast<size_t>(me)] = rcounts[me];
+  int complete = 1, error = XMSG_SUCCESS;
+  int e = wait_for(c, func, [&] {
+    while (mode == kPipelined && out.written() < total) {
+      const int d = (me + out_step) % n;
+      if (out_offset >= scounts[d]) {
+        ++out_step;
+        out_offset = 0;
+        continue;
+      }
+      std::byte* dst = out.try_claim();
+      if (!dst) break;
+      const int64_t len = std::min(chunk, scounts[d] - out_offset);
+      copy_bytes(dst, at(sendbuf, sdispls[d] + out_offset), len);
+      out.commit();
+      out_offset += len;
+    }
+    for (int step = 1; step < n && error == XMSG_SUCCESS; ++step) {
+      const int peer = (me + step) % n;
+      int64_t& got = taken[static_cast<size_t>(peer)];
+      const int64_t len = rcounts[peer];
+      if (got >= len && got >= 0) continue;
+      if (got < 0 && !has_posted(s, peer, seq)) continue;
+      const std::byte* their_slot = s.region.data(peer, seq, static_cast<size_t>(slot_bytes));
+      const std::byte* their_table =
+          table_inline ? s.region.data(peer, seq, static_cast<size_t>(kInlineBytes)) : their_slot;
+      uint64_t their_head[2], where = 0;
+      std::memcpy(their_head, their_table, sizeof their_head);
+      std::memcpy(&where, their_table + sizeof(uint64_t) * (2 + me), sizeof where);
+      if (got < 0) got = 0;
+      if (len <= 0) {
+        ++complete;
+        continue;
+      }
+      switch (their_head[0]) {
+        case kInline:
+          copy_bytes(at(recvbuf, rdispls[peer]), their_table + where, len);
+          break;
+        case kSlot:
+          copy_bytes(at(recvbuf, rdispls[peer]), their_slot + where, len);
+          break;
+        case kSingleCopy:
+          error = read_peer(s, c, peer, their_head[1] + where, at(recvbuf, rdispls[peer]), len, func);
+          break;
+        case kPipelined:
+          if (got == 0) {
+            int64_t theirs = 0;
+            std::memcpy(&theirs, their_slot + (table_inline ? 0 : table_bytes) + 8 * me, sizeof theirs);
+            if (theirs != len) {
+              error = fail(XMSG_ERR_TRUNCATE, "%s: rank %d sends %lld bytes to rank %d, which expects %lld", func, peer,
+                           static_cast<long long>(theirs), me, static_cast<long long>(len));
+              break;
+            }
+          }
+          while (got < len) {
+            const uint64_t k = where + static_cast<uint64_t>(got / chunk);
+            const std::byte* src = pipe_chunk(s, peer, seq, k);
+            if (!src) break;
+            const int64_t piece = std::min(chunk, len - got);
+            copy_bytes(at(recvbuf, rdispls[peer] + got), src, piece);
+            pipe_release(s, c, peer, seq, k);
+            got += piece;
+          }
+          if (got < len) continue;
+          break;
+        default:
+          messages.recv(at(recvbuf, rdispls[peer]), len, peer, kTag);
+          break;
+      }
+      got = len;
+      ++complete;
+    }
+    return error != XMSG_SUCCESS || (complete == n && out.written() == total);
+  });
+  if (e == XMSG_SUCCESS) e = error;
   const int sent = messages.wait();
   if (e == XMSG_SUCCESS) e = sent;
   if (e == XMSG_SUCCESS) s.all_posted = seq;
