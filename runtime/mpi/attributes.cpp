@@ -172,6 +172,38 @@ int delete_attributes(AttrKind kind, int object, AttrMap* attrs) {
   return rc;
 }
 
+bool valid_keyval(AttrKind kind, int keyval) {
+  const Keyval* k = keyval_of(keyval, kind);
+  return k && !k->freed;
+}
+
+int set_attribute(AttrKind kind, int object, AttrMap* attrs, int keyval, void* value) {
+  Keyval* k = keyval_of(keyval, kind);
+  if (!k || k->freed) return MPI_ERR_KEYVAL;
+  auto it = attrs->values.find(keyval);
+  if (it != attrs->values.end()) {
+    // The old value's delete callback runs before it is replaced (the use count stays).
+    if (k->del)
+      if (int e = k->del(object, keyval, it->second, k->extra_state)) return e;
+    it->second = value;
+    return MPI_SUCCESS;
+  }
+  attrs->values[keyval] = value;
+  ++k->uses;
+  return MPI_SUCCESS;
+}
+
+int delete_attribute(AttrKind kind, int object, AttrMap* attrs, int keyval) {
+  auto it = attrs->values.find(keyval);
+  if (it == attrs->values.end()) return MPI_ERR_KEYVAL;
+  Keyval* k = keyval_of(keyval, kind);
+  if (k && k->del)
+    if (int e = k->del(object, keyval, it->second, k->extra_state)) return e;
+  attrs->values.erase(it);
+  release_use(keyval);
+  return MPI_SUCCESS;
+}
+
 }  // namespace xmsg::mpi
 
 using namespace xmsg::mpi;
@@ -317,7 +349,7 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
 }
 XMSG_MPI_ALIAS(Type_delete_attr)
 
-// ---- windows: keyvals work; there are no windows yet (one-sided is not implemented) --------------
+// ---- windows: the keyvals (attributes on windows: rma/attributes.cpp) ----------------------------
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_attr_function* delete_fn,
                            int* win_keyval, void* extra_state) {
   return create_keyval(AttrKind::kWin, copy_fn, delete_fn, win_keyval, extra_state, "MPI_Win_create_keyval");

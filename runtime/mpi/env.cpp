@@ -132,6 +132,25 @@ MPI_Errhandler errhandler_of(MPI_Comm comm) {
   return s ? s->errhandler : MPI_ERRORS_ARE_FATAL;
 }
 
+bool is_win_errhandler(MPI_Errhandler errhandler) {
+  if (errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_RETURN) return true;
+  auto& table = errhandlers();
+  return errhandler > MPI_ERRORS_RETURN && errhandler < static_cast<int>(table.size()) &&
+         !table[errhandler].freed && table[errhandler].win_fn;
+}
+
+// A handler freed while set on a window still runs for it (MPI frees it once unused), as for
+// communicators in invoke().
+bool call_win_errhandler(MPI_Errhandler errhandler, MPI_Win win, int code) {
+  auto& table = errhandlers();
+  if (errhandler <= MPI_ERRORS_RETURN || errhandler >= static_cast<int>(table.size()) || !table[errhandler].win_fn)
+    return false;
+  MPI_Win w = win;
+  int e = code;
+  table[errhandler].win_fn(&w, &e);
+  return true;
+}
+
 int handle_failure(int code, const char* func, MPI_Comm comm) {
   const char* detail = xmsg_last_error_message();
   char message[768];

@@ -46,6 +46,13 @@ int fail(int code, const char* func, MPI_Comm comm, const char* fmt, ...) __attr
 MPI_Errhandler errhandler_of(MPI_Comm comm);
 // The "MPI_ERR_..." class of a code (user codes map to their class).
 int error_class_of(int code);
+// Window error handlers (env.cpp's table; rma/ routes a window's errors through them).
+// Whether `errhandler` may be set on a window: MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN or a
+// live handler made by MPI_Win_create_errhandler.
+bool is_win_errhandler(MPI_Errhandler errhandler);
+// Calls the user function of a handler made by MPI_Win_create_errhandler with (win, code) and
+// returns true; false (nothing called) when `errhandler` is not such a handler.
+bool call_win_errhandler(MPI_Errhandler errhandler, MPI_Win win, int code);
 
 // ---- attributes (attributes.cpp) ----------------------------------------------------------
 enum class AttrKind { kComm, kType, kWin };
@@ -57,6 +64,14 @@ struct AttrMap {
 int copy_attributes(AttrKind kind, int object, const AttrMap& from, AttrMap* to);
 // Deletes every attribute (the delete callbacks run), as the object is freed.
 int delete_attributes(AttrKind kind, int object, AttrMap* attrs);
+// One attribute of an object whose errors the caller reports itself (windows: rma/). They
+// return an MPI code and record no message. valid_keyval: `keyval` was made for `kind` objects
+// and not freed. set_attribute: MPI_ERR_KEYVAL unless valid; an old value's delete callback runs
+// first (its failure is returned, the old value kept). delete_attribute: MPI_ERR_KEYVAL when
+// the object has no attribute for `keyval`, else the delete callback's code (kept on failure).
+bool valid_keyval(AttrKind kind, int keyval);
+int set_attribute(AttrKind kind, int object, AttrMap* attrs, int keyval, void* value);
+int delete_attribute(AttrKind kind, int object, AttrMap* attrs, int keyval);
 
 // ---- per-communicator state (comm.cpp) ----------------------------------------------------
 struct Topology {

@@ -6,7 +6,10 @@
  * complete/wait and test, lock/unlock shared and exclusive, lock_all, flush, flush_local,
  * sync); accumulate atomicity (every rank adds to one counter, exact totals, every fetched
  * ticket distinct); passive target while the target sits in MPI_Barrier; and the error classes
- * of misuse under MPI_ERRORS_RETURN, after which the job goes on. Runs at any number of ranks. */
+ * of misuse under MPI_ERRORS_RETURN, after which the job goes on; a user window error handler
+ * (called with the window and the code, the job goes on) and window keyval checks (MPI_ERR_KEYVAL
+ * for a keyval never made, a communicator keyval or a freed one; a freed keyval's delete callback
+ * still runs at MPI_Win_free). Runs at any number of ranks. */
 #include "conformance.h"
 
 #include <stdint.h>
@@ -496,6 +499,78 @@ static void test_errors(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* ---- user error handlers and keyvals ---------------------------------------------------- */
+static int eh_calls = 0, eh_code = MPI_SUCCESS;
+static MPI_Win eh_win = MPI_WIN_NULL;
+
+static void win_handler(MPI_Win* win, int* code, ...) {
+  ++eh_calls;
+  eh_win = *win;
+  eh_code = *code;
+}
+
+static int deletes = 0;
+static int count_delete(MPI_Win win, int keyval, void* value, void* extra) {
+  (void)win, (void)keyval, (void)value, (void)extra;
+  ++deletes;
+  return MPI_SUCCESS;
+}
+
+static void comm_handler(MPI_Comm* comm, int* code, ...) { (void)comm, (void)code; }
+
+static void test_user_handlers(void) {
+  int* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  MPI_Errhandler eh;
+  CHECK_MPI(MPI_Win_create_errhandler(win_handler, &eh));
+  CHECK_MPI(MPI_Win_set_errhandler(win, eh));
+  MPI_Errhandler got;
+  CHECK_MPI(MPI_Win_get_errhandler(win, &got));
+  CHECK(got == eh, "MPI_Win_get_errhandler %d, expected %d", got, eh);
+  int v = 1, right = (rank + 1) % nranks;
+  /* An operation outside an epoch: the handler runs with the window and the code, then the
+   * call returns that code and the job goes on. */
+  int rc = MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win);
+  CHECK(eh_calls == 1, "user window error handler ran %d times, expected 1", eh_calls);
+  CHECK(eh_win == win, "user window error handler got window %d, expected %d", (int)eh_win, (int)win);
+  expect_class(eh_code, MPI_ERR_RMA_SYNC, "code passed to the user window error handler");
+  expect_class(rc, MPI_ERR_RMA_SYNC, "MPI_Put outside an epoch, user handler");
+  CHECK_MPI(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
+  CHECK(eh_calls == 2 && eh_code == MPI_ERR_OTHER, "MPI_Win_call_errhandler: %d calls, code %d", eh_calls,
+        eh_code);
+  /* A communicator handler is not a window handler. */
+  MPI_Errhandler ceh;
+  CHECK_MPI(MPI_Comm_create_errhandler(comm_handler, &ceh));
+  expect_class(MPI_Win_set_errhandler(win, ceh), MPI_ERR_ARG, "MPI_Win_set_errhandler with a communicator handler");
+  CHECK(eh_calls == 3, "the refused MPI_Win_set_errhandler went to the user handler (%d calls)", eh_calls);
+  MPI_Errhandler_free(&ceh);
+  CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+  MPI_Errhandler_free(&eh);
+
+  /* Keyvals: MPI_ERR_KEYVAL for one never made, a communicator keyval and a freed one. */
+  int comm_key = MPI_KEYVAL_INVALID, win_key = MPI_KEYVAL_INVALID;
+  CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &comm_key, NULL));
+  expect_class(MPI_Win_set_attr(win, comm_key, &v), MPI_ERR_KEYVAL, "MPI_Win_set_attr with a communicator keyval");
+  expect_class(MPI_Win_set_attr(win, 987654, &v), MPI_ERR_KEYVAL, "MPI_Win_set_attr with a keyval never made");
+  expect_class(MPI_Win_set_attr(win, MPI_KEYVAL_INVALID, &v), MPI_ERR_KEYVAL,
+               "MPI_Win_set_attr with MPI_KEYVAL_INVALID");
+  MPI_Comm_free_keyval(&comm_key);
+  CHECK_MPI(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, count_delete, &win_key, NULL));
+  CHECK_MPI(MPI_Win_set_attr(win, win_key, &v));
+  CHECK_MPI(MPI_Win_set_attr(win, win_key, &right)); /* replaces: the old value's callback runs */
+  CHECK(deletes == 1, "delete callback ran %d times on replace, expected 1", deletes);
+  void* val = NULL;
+  int flag = 0;
+  CHECK_MPI(MPI_Win_get_attr(win, win_key, &val, &flag));
+  CHECK(flag && val == &right, "MPI_Win_get_attr after replace: flag %d", flag);
+  int key = win_key;
+  CHECK_MPI(MPI_Win_free_keyval(&key));
+  expect_class(MPI_Win_set_attr(win, win_key, &v), MPI_ERR_KEYVAL, "MPI_Win_set_attr with a freed keyval");
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK(deletes == 2, "delete callback of a freed keyval ran %d times in all, expected 2", deletes);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -509,5 +584,6 @@ int main(int argc, char** argv) {
   test_pscw();
   test_passive_in_barrier();
   test_errors();
+  test_user_handlers();
   return FINISH("rma");
 }

@@ -1,0 +1,71 @@
+// The direct path: windows whose memory is one segment mapped by every rank (allocate and
+// allocate_shared on one node). The origin loads and stores into the target's memory itself;
+// accumulates hold the segment's spin lock (AccGuard, in rma.hpp) for the copy and combine.
+#include "rma.hpp"
+
+namespace xmsg::mpi::rma {
+
+// ---- the direct path (windows in one mapped segment) -----------------------------------------
+char* direct_addr(Window* w, int rank, MPI_Aint disp) {
+  const RankInfo& ri = w->ranks[static_cast<size_t>(rank)];
+  return static_cast<char*>(w->segment) + w->seg_offset[static_cast<size_t>(rank)] + disp * ri.disp_unit;
+}
+
+// (AccGuard, in rma.hpp: compare-and-swap in operations.cpp takes it too)
+
+void direct_put(Window* w, const void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp,
+                int64_t tcount, const Type& tt, int64_t bytes) {
+  char* at = direct_addr(w, rank, disp);
+  if (tt.contiguous) {
+    pack(origin, ocount, ot, at + tt.true_lb);
+    return;
+  }
+  Staging tmp = staging_buffer(bytes);
+  pack(origin, ocount, ot, tmp.get());
+  unpack(tmp.get(), bytes, at, tcount, tt);
+}
+
+void direct_get(Window* w, void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp, int64_t tcount,
+                const Type& tt, int64_t bytes) {
+  const char* at = direct_addr(w, rank, disp);
+  if (tt.contiguous) {
+    unpack(at + tt.true_lb, bytes, origin, ocount, ot);
+    return;
+  }
+  Staging tmp = staging_buffer(bytes);
+  pack(at, tcount, tt, tmp.get());
+  unpack(tmp.get(), bytes, origin, ocount, ot);
+}
+
+void direct_accumulate(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
+                       const Type* rt, int rank, MPI_Aint disp, int64_t tcount, const Type& tt, int64_t bytes,
+                       MPI_Op op) {
+  char* at = direct_addr(w, rank, disp);
+  Staging in;
+  const char* src = nullptr;
+  if (op != MPI_NO_OP) {
+    if (ot->contiguous) {
+      src = static_cast<const char*>(origin) + ot->true_lb;
+    } else {
+      in = staging_buffer(bytes);
+      pack(origin, ocount, *ot, in.get());
+      src = in.get();
+    }
+  }
+  AccGuard guard(w->acc_lock);
+  if (tt.contiguous) {
+    char* cur = at + tt.true_lb;
+    if (rt) unpack(cur, bytes, result, rcount, *rt);
+    if (src) combine(src, cur, bytes, tt.basic, op);
+    return;
+  }
+  Staging cur = staging_buffer(bytes);
+  pack(at, tcount, tt, cur.get());
+  if (rt) unpack(cur.get(), bytes, result, rcount, *rt);
+  if (src) {
+    combine(src, cur.get(), bytes, tt.basic, op);
+    unpack(cur.get(), bytes, at, tcount, tt);
+  }
+}
+
+}  // namespace xmsg::mpi::rma

@@ -1,0 +1,288 @@
+// Internal header of the one-sided communication files (runtime/mpi/rma/*.cpp): the wire
+// format of requests, the Window every file works on, the target-side Service, and the helpers
+// one file defines and others call. Nothing here is part of the library's interface.
+//
+// MPI-3.1 chapter 11, one-sided communication, emulated with messages so that it works on
+// every transport alike (shm, tcp, verbs). docs/rma.md is the reference page.
+//
+// Each window owns a private duplicate of its communicator. An origin turns every RMA call
+// into one request message (header, the target datatype's block list, packed data) sent to
+// the target on tag kReqTag; replies (get data, lock grants, flush acks) come back on a tag
+// the origin chose and pre-posted a receive for. Requests to oneself take the same path
+// (a send to self), so there is one implementation of every operation and its ordering.
+//
+// The target side is a Request registered with register_progress(): the runtime's idle hook
+// runs it whenever the rank waits anywhere in MPI (a barrier, a receive, a shm collective),
+// and every wait in these files runs it too. It handles one message at a time, in arrival
+// order, so operations of one origin are applied in program order and accumulates are atomic
+// against each other (nothing else touches the memory in between). A target that computes
+// outside MPI serves nothing until it next enters the library.
+//
+// Completion: small data is copied into the request message; large puts send their data as
+// the next message, from the origin buffer, which the epoch's end or flush_local waits for.
+// Remote completion (flush, unlock, fence) is a flush request answered after everything
+// earlier from that origin was applied, because messages of one (source, tag) do not overtake.
+//
+// Windows whose memory this library allocates for ranks that all share a node live in one
+// mapped segment; there the origin moves the data itself (the direct path) and only the
+// synchronisation still travels as messages.
+#pragma once
+
+#include "../mpi_impl.hpp"
+
+#include <sched.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace xmsg::mpi::rma {
+
+// A full barrier for the stores other processes read through a window's shared segment. Other
+// processes, not threads: GCC refuses std::atomic_thread_fence under -fsanitize=thread, and
+// ThreadSanitizer does not see another process's accesses anyway.
+inline void process_fence() { __sync_synchronize(); }
+
+constexpr int kReqTag = 1;
+constexpr int kPostTag = 2;
+constexpr int kFirstReplyTag = 16;
+constexpr int kLastReplyTag = 1 << 29;
+
+enum Kind : int32_t { kPut = 1, kGet, kAcc, kGetAcc, kCas, kLock, kUnlock, kFlush, kComplete };
+
+// Fixed part of a request message; nblocks WireBlocks and the data follow.
+struct Hdr {
+  int32_t kind;
+  int32_t reply_tag;
+  int64_t disp;
+  int64_t count;   // target_count
+  int64_t extent;  // extent of the target datatype
+  int32_t nblocks;
+  int32_t op;
+  int32_t basic;  // xmsg datatype the data is made of (accumulates)
+  int32_t lock_type;
+  int64_t data_bytes;  // bytes of target data the operation covers (count * size)
+  int32_t split;       // put: the data follows as the next message from this origin
+  int32_t pad;
+};
+// From this size on a put's data travels as a message of its own, sent from the origin
+// buffer and received into the window when the datatypes allow (no copy at either end
+// beyond the transport's), and a get's answer is sent straight from the window.
+constexpr int64_t kSplitBytes = 4096;
+struct WireBlock {
+  int64_t offset;
+  int64_t bytes;
+};
+// Answer to flush / unlock: the first target-side failure seen from this origin since the
+// last answer (dynamic windows are checked at the target only).
+struct Ack {
+  int32_t code;
+  int32_t pad;
+  int64_t addr;
+  int64_t bytes;
+};
+
+struct RankInfo {
+  int64_t size;
+  int32_t disp_unit;
+  int32_t pad;
+};
+
+struct Outgoing {
+  xmsg_request_t req = XMSG_REQUEST_NULL;
+  std::unique_ptr<char[]> buf;
+  int target = -1;
+};
+
+// An origin-side receive of data coming back (get, get_accumulate, fetch, cas).
+struct GetOp {
+  xmsg_request_t req = XMSG_REQUEST_NULL;
+  int target = -1;
+  bool done = false;
+  std::unique_ptr<char[]> staging;  // null when the data lands in the user's buffer
+  int64_t bytes = 0;
+  void* user = nullptr;
+  int64_t count = 0;
+  Type type;  // the origin (result) datatype, copied: the program may free its handle
+};
+
+struct Region {
+  uintptr_t base;
+  uintptr_t size;
+};
+
+struct LockWaiter {
+  int origin;
+  int type;
+  int tag;
+};
+
+struct Window;
+struct Service final : Request {
+  Window* w = nullptr;
+  int test(bool* done, MPI_Status* status) override;
+  bool peek(MPI_Status*) override { return false; }
+};
+
+struct Window {
+  int handle = 0;
+  MPI_Comm comm = MPI_COMM_NULL;  // the program's
+  xmsg_comm_t xcomm = XMSG_COMM_NULL;  // private duplicate for this window's traffic
+  int rank = 0, size = 0;
+  int flavor = MPI_WIN_FLAVOR_CREATE;
+  int model = MPI_WIN_UNIFIED;
+  void* base = nullptr;
+  MPI_Aint win_size = 0;
+  int disp_unit = 1;
+  std::vector<RankInfo> ranks;
+  // allocate: memory we own; shared: the mapped segment and each rank's offset in it.
+  void* owned = nullptr;
+  void* segment = nullptr;
+  size_t segment_bytes = 0;
+  std::vector<int64_t> seg_offset;
+  // Every rank's memory is in `segment`, mapped here: operations are loads and stores by the
+  // origin, accumulates serialised by a spin lock in the segment's control block.
+  bool direct = false;
+  std::atomic<uint32_t>* acc_lock = nullptr;
+  std::vector<Region> attached;  // dynamic
+  std::string name;
+  std::map<std::string, std::string> info;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  AttrMap attrs;
+  // What MPI_Win_get_attr hands out pointers to: they must stay valid as long as the window.
+  MPI_Aint attr_size = 0;
+  int attr_disp_unit = 0, attr_flavor = 0, attr_model = 0;
+
+  // ---- origin side
+  std::vector<Outgoing> sends;
+  std::vector<std::shared_ptr<GetOp>> gets;
+  std::vector<char> dirty;  // per target: operations since its last flush
+  int next_tag = kFirstReplyTag;
+  bool fence_open = false;
+  bool started = false;
+  std::vector<int> access;  // PSCW access group (window ranks)
+  std::vector<char> in_access;
+  std::map<int, bool> locks;  // target -> MPI_MODE_NOCHECK given
+  std::map<int, int> lock_types;
+  bool lock_all = false;
+  bool lock_all_nocheck = false;
+
+  // ---- target side
+  Service service;
+  xmsg_request_t in_req = XMSG_REQUEST_NULL;
+  std::vector<char> in_buf;
+  int64_t in_bytes = 0;
+  int in_src = -1;
+  // A split put whose data is being received: its header and blocks, where it lands.
+  bool in_data = false;
+  std::vector<char> put_hdr;
+  char* put_at = nullptr;
+  std::unique_ptr<char[]> put_staging;
+  std::vector<Outgoing> replies;
+  std::vector<Ack> pending_error;  // per origin
+  bool posted = false;
+  int expected_completes = 0;
+  int completes = 0;
+  int excl_holder = -1;
+  int shared_holders = 0;
+  std::deque<LockWaiter> lock_queue;
+  int service_error = MPI_SUCCESS;
+};
+
+// The target of an origin-side operation: rank, displacement and the target datatype.
+struct Target {
+  int rank;
+  MPI_Aint disp;
+  int64_t count;
+  const Type* type;
+};
+
+// Accumulates of every origin exclude each other (MPI's per-element atomicity, here per
+// call); held only for the copy and combine, never across an MPI wait.
+struct AccGuard {
+  std::atomic<uint32_t>* lock;
+  explicit AccGuard(std::atomic<uint32_t>* l) : lock(l) {
+    unsigned spins = 0;
+    while (lock->exchange(1, std::memory_order_acquire) != 0)
+      while (lock->load(std::memory_order_relaxed) != 0)
+        if (++spins > 64) sched_yield();
+  }
+  ~AccGuard() { lock->store(0, std::memory_order_release); }
+};
+
+// ---- waiting ---------------------------------------------------------------------------------
+// Every wait here keeps all windows' services (and schedules) moving.
+template <class Done>
+void spin_until(Done&& done) {
+  unsigned spins = 0;
+  while (!done()) {
+    progress_all();
+    xmsgi_progress();
+    xmsgi_idle(&spins);
+  }
+}
+
+// ---- errors through the window's handler (attributes.cpp) ------------------------------------
+// Formats "<func>: <message>", records it and routes `code` to the window's error handler.
+int raise(Window* w, int code, const char* func, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
+// A failure some helper already recorded (check_type, the C API): route it to the window.
+int reraise(Window* w, int code, const char* func);
+// Runs the window's error handler on `code` with `message`; returns `code` when the handler returns.
+int dispatch(Window* w, int code, const char* message);
+
+// ---- windows (window.cpp) --------------------------------------------------------------------
+// The window of a handle, nullptr when invalid or freed.
+Window* window_of(MPI_Win win);
+// Valid window or MPI_ERR_WIN through MPI_COMM_WORLD's handler.
+int check_win(MPI_Win win, const char* func, Window** out);
+// The window's name in quotes, or its handle (for messages; one static buffer).
+const char* win_name(const Window* w);
+// Keeps the keys of `info` in the window (MPI_Win_get_info reports them).
+void store_info(Window* w, MPI_Info info);
+
+// ---- target side (target.cpp) ----------------------------------------------------------------
+// The byte range [*lo, *hi) `count` elements of the block list cover, relative to the displacement.
+void footprint(const WireBlock* b, int32_t n, int64_t count, int64_t extent, int64_t* lo, int64_t* hi);
+// cur = in (op) cur on packed data of `basic` elements.
+void combine(const char* in, char* cur, int64_t bytes, int32_t basic, int32_t op);
+// One pass of the window's service over the requests that arrived; never blocks.
+void serve(Window* w);
+
+// ---- origin side (origin.cpp) ----------------------------------------------------------------
+bool poll_get(GetOp& g);
+bool poll_send(Outgoing& o);
+// Local completion of everything to `target` (-1: every target).
+void complete_local(Window* w, int target);
+int take_tag(Window* w);
+// A request message: header, the target datatype's blocks and room for `payload` bytes at *data_at.
+std::unique_ptr<char[]> build(const Hdr& h0, const Target& t, int64_t payload, char** data_at, int64_t* total);
+// Sends a request to `target` and marks it as needing a flush.
+int post(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total, const char* func);
+// A receive for data coming back into (buf, count, type); posted before the request goes out.
+int expect(Window* w, int target, int tag, void* buf, int64_t count, const Type* type, int64_t bytes,
+           std::shared_ptr<GetOp>* out, const char* func);
+// Sends a flush / unlock to each target and waits for their answers.
+int sync_targets(Window* w, const std::vector<int>& targets, int32_t kind, const char* func);
+std::vector<int> dirty_targets(Window* w);
+// Checks shared by every communication call.
+int check_target(Window* w, int target_rank, MPI_Aint target_disp, const char* func, bool* skip);
+int check_count(Window* w, int count, const char* arg, const char* func);
+int check_dtype(Window* w, MPI_Datatype d, const char* arg, const char* func, const Type** out);
+int check_range(Window* w, const Target& t, const char* func);
+int check_acc_op(Window* w, MPI_Op op, const Type* origin, const Type* target, const char* func, bool allow_no_op);
+
+// ---- the direct path (direct.cpp) ------------------------------------------------------------
+char* direct_addr(Window* w, int rank, MPI_Aint disp);
+void direct_put(Window* w, const void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp,
+                int64_t tcount, const Type& tt, int64_t bytes);
+void direct_get(Window* w, void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp, int64_t tcount,
+                const Type& tt, int64_t bytes);
+void direct_accumulate(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
+                       const Type* rt, int rank, MPI_Aint disp, int64_t tcount, const Type& tt, int64_t bytes,
+                       MPI_Op op);
+
+}  // namespace xmsg::mpi::rma
