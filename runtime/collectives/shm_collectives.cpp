@@ -32,6 +32,7 @@
 #include <functional>
 #include <string>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -810,39 +811,47 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
 
   // Our stream (kPipelined): the chunk being written, as (step, offset in that block).
   const uint64_t total = mode == kPipelined ? stream_start[static_cast<size_t>(n)] : 0;
-  PipeWriter out(s, c, seq, [&](uint64_t k) {
-    for (int step = 1; step < n; ++step) {
-      const int d = (me + step) % n;
-      const uint64_t first = stream_start[static_cast<size_t>(d)];
-      if (k >= first && k < first + static_cast<uint64_t>(chunks_for(scounts[d], chunk))) return static_cast<uint64_t>(d);
-    }
-    return kAllReaders;
-  });
+  // Only a pipelined writer builds its writer (a std::function inside: an allocation the small
+  // calls, which most alltoallv calls are, do not pay).
+  std::optional<PipeWriter> out;
+  if (mode == kPipelined)
+    out.emplace(s, c, seq, [&](uint64_t k) {
+      for (int step = 1; step < n; ++step) {
+        const int d = (me + step) % n;
+        const uint64_t first = stream_start[static_cast<size_t>(d)];
+        if (k >= first && k < first + static_cast<uint64_t>(chunks_for(scounts[d], chunk))) return static_cast<uint64_t>(d);
+      }
+      return kAllReaders;
+    });
+  const auto written = [&] { return out ? out->written() : 0; };
   int out_step = 1;
   int64_t out_offset = 0;
   // Per peer: -1 nothing seen yet, then bytes taken of its block (their mode kPipelined), or
   // rcounts[peer] once it is all here or handed to a receive.
-  std::vector<int64_t> taken(static_cast<size_t>(n), -1);
-  taken[static_cast<size_t>(me)] = rcounts[me];
+  int64_t taken_inline[64];  // no allocation for the small communicators this path is for
+  std::vector<int64_t> taken_more(n > 64 ? static_cast<size_t>(n) : 0);
+  int64_t* taken = n > 64 ? taken_more.data() : taken_inline;
+  std::fill(taken, taken + n, -1);
+  taken[me] = rcounts[me];
   int complete = 1, error = XMSG_SUCCESS;
   int e = wait_for(c, func, [&] {
-    while (mode == kPipelined && out.written() < total) {
+    while (mode == kPipelined && out->written() < total) {
       const int d = (me + out_step) % n;
       if (out_offset >= scounts[d]) {
         ++out_step;
         out_offset = 0;
         continue;
       }
-      std::byte* dst = out.try_claim();
+      std::byte* dst = out->try_claim();
       if (!dst) break;
       const int64_t len = std::min(chunk, scounts[d] - out_offset);
       copy_bytes(dst, at(sendbuf, sdispls[d] + out_offset), len);
-      out.commit();
+      out->commit();
       out_offset += len;
     }
     for (int step = 1; step < n && error == XMSG_SUCCESS; ++step) {
       const int peer = (me + step) % n;
-      int64_t& got = taken[static_cast<size_t>(peer)];
+      int64_t& got = taken[peer];
       const int64_t len = rcounts[peer];
       if (got >= len && got >= 0) continue;
       if (got < 0 && !has_posted(s, peer, seq)) continue;
@@ -895,7 +904,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
       got = len;
       ++complete;
     }
-    return error != XMSG_SUCCESS || (complete == n && out.written() == total);
+    return error != XMSG_SUCCESS || (complete == n && written() == total);
   });
   if (e == XMSG_SUCCESS) e = error;
   const int sent = messages.wait();
