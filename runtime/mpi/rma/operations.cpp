@@ -31,25 +31,38 @@ int make_request(Window* w, std::shared_ptr<GetOp> op, MPI_Request* request) {
   return MPI_SUCCESS;
 }
 
+// The checks a put and a get share: window, counts, datatypes, target, matching signatures and
+// the range at the target. *skip: the target is MPI_PROC_NULL (nothing to do).
+int check_transfer(MPI_Win win, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                   int target_count, MPI_Datatype target_datatype, const char* func, Window** w, const Type** ot,
+                   const Type** tt, Target* t, int64_t* bytes, bool* skip) {
+  if (int e = check_win(win, func, w)) return e;
+  if (int e = check_count(*w, origin_count, "origin_count", func)) return e;
+  if (int e = check_count(*w, target_count, "target_count", func)) return e;
+  if (int e = check_dtype(*w, origin_datatype, "origin_datatype", func, ot)) return e;
+  if (int e = check_dtype(*w, target_datatype, "target_datatype", func, tt)) return e;
+  if (int e = check_target(*w, target_rank, target_disp, func, skip)) return e;
+  if (*skip) return MPI_SUCCESS;
+  *bytes = origin_count * (*ot)->size;
+  if (*bytes != target_count * (*tt)->size)
+    return raise(*w, MPI_ERR_TYPE, func, "origin (%lld bytes) and target (%lld bytes) type signatures differ",
+                 static_cast<long long>(*bytes), static_cast<long long>(target_count * (*tt)->size));
+  *t = Target{target_rank, target_disp, target_count, *tt};
+  return check_range(*w, *t, func);
+}
+
 int do_put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, const char* func,
            bool copy = false) {
   Window* w = nullptr;
-  if (int e = check_win(win, func, &w)) return e;
   const Type *ot = nullptr, *tt = nullptr;
+  Target t{};
+  int64_t bytes = 0;
   bool skip = false;
-  if (int e = check_count(w, origin_count, "origin_count", func)) return e;
-  if (int e = check_count(w, target_count, "target_count", func)) return e;
-  if (int e = check_dtype(w, origin_datatype, "origin_datatype", func, &ot)) return e;
-  if (int e = check_dtype(w, target_datatype, "target_datatype", func, &tt)) return e;
-  if (int e = check_target(w, target_rank, target_disp, func, &skip)) return e;
+  if (int e = check_transfer(win, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                             func, &w, &ot, &tt, &t, &bytes, &skip))
+    return e;
   if (skip) return MPI_SUCCESS;
-  const int64_t bytes = origin_count * ot->size;
-  if (bytes != target_count * tt->size)
-    return raise(w, MPI_ERR_TYPE, func, "origin (%lld bytes) and target (%lld bytes) type signatures differ",
-                 static_cast<long long>(bytes), static_cast<long long>(target_count * tt->size));
-  Target t{target_rank, target_disp, target_count, tt};
-  if (int e = check_range(w, t, func)) return e;
   if (w->direct) {
     direct_put(w, origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, bytes);
     return MPI_SUCCESS;
@@ -85,21 +98,14 @@ int do_get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, in
            int target_count, MPI_Datatype target_datatype, MPI_Win win, const char* func,
            std::shared_ptr<GetOp>* op) {
   Window* w = nullptr;
-  if (int e = check_win(win, func, &w)) return e;
   const Type *ot = nullptr, *tt = nullptr;
+  Target t{};
+  int64_t bytes = 0;
   bool skip = false;
-  if (int e = check_count(w, origin_count, "origin_count", func)) return e;
-  if (int e = check_count(w, target_count, "target_count", func)) return e;
-  if (int e = check_dtype(w, origin_datatype, "origin_datatype", func, &ot)) return e;
-  if (int e = check_dtype(w, target_datatype, "target_datatype", func, &tt)) return e;
-  if (int e = check_target(w, target_rank, target_disp, func, &skip)) return e;
+  if (int e = check_transfer(win, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                             func, &w, &ot, &tt, &t, &bytes, &skip))
+    return e;
   if (skip) return MPI_SUCCESS;
-  const int64_t bytes = origin_count * ot->size;
-  if (bytes != target_count * tt->size)
-    return raise(w, MPI_ERR_TYPE, func, "origin (%lld bytes) and target (%lld bytes) type signatures differ",
-                 static_cast<long long>(bytes), static_cast<long long>(target_count * tt->size));
-  Target t{target_rank, target_disp, target_count, tt};
-  if (int e = check_range(w, t, func)) return e;
   if (w->direct) {
     direct_get(w, origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, bytes);
     return MPI_SUCCESS;
