@@ -74,7 +74,8 @@ typedef struct xmsg_status {
 #define XMSG_STATUS_IGNORE ((xmsg_status_t*)0)
 #define XMSG_STATUSES_IGNORE ((xmsg_status_t*)0)
 
-/* Predefined datatypes. The pair types (value, int) serve MINLOC/MAXLOC. */
+/* Predefined datatypes. The pair types (value, int) serve MINLOC/MAXLOC; the complex types are
+   C's float/double/long double _Complex (two parts: real, imaginary). */
 enum xmsg_datatype {
   XMSG_BYTE = 1, XMSG_CHAR, XMSG_SIGNED_CHAR, XMSG_UNSIGNED_CHAR,
   XMSG_SHORT, XMSG_UNSIGNED_SHORT, XMSG_INT, XMSG_UNSIGNED, XMSG_LONG, XMSG_UNSIGNED_LONG,
@@ -83,6 +84,7 @@ enum xmsg_datatype {
   XMSG_UINT8_T, XMSG_UINT16_T, XMSG_UINT32_T, XMSG_UINT64_T,
   XMSG_FLOAT, XMSG_DOUBLE, XMSG_LONG_DOUBLE, XMSG_C_BOOL,
   XMSG_FLOAT_INT, XMSG_DOUBLE_INT, XMSG_LONG_INT, XMSG_2INT, XMSG_SHORT_INT, XMSG_LONG_DOUBLE_INT,
+  XMSG_FLOAT_COMPLEX, XMSG_DOUBLE_COMPLEX, XMSG_LONG_DOUBLE_COMPLEX,
   XMSG_DATATYPE_LAST
 };
 /* Size in bytes of one element of `datatype`. */

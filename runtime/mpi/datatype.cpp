@@ -292,14 +292,14 @@ Table::Table() {
   put(make_named(MPI_AINT, "MPI_AINT", kI8, 1, XMSG_INT64_T, 1, alignof(MPI_Aint)));
   put(make_named(MPI_OFFSET, "MPI_OFFSET", kI8, 1, XMSG_INT64_T, 1, alignof(MPI_Offset)));
   put(make_named(MPI_COUNT, "MPI_COUNT", kI8, 1, XMSG_INT64_T, 1, alignof(MPI_Count)));
-  put(make_named(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", kCF, 1, XMSG_FLOAT, 2, alignof(float)));
-  put(make_named(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", kCD, 1, XMSG_DOUBLE, 2, alignof(double)));
-  put(make_named(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", kCLD, 1, XMSG_LONG_DOUBLE, 2,
+  put(make_named(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", kCF, 1, XMSG_FLOAT_COMPLEX, 1, alignof(float)));
+  put(make_named(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", kCD, 1, XMSG_DOUBLE_COMPLEX, 1, alignof(double)));
+  put(make_named(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", kCLD, 1, XMSG_LONG_DOUBLE_COMPLEX, 1,
                  alignof(long double)));
   put(make_named(MPI_CXX_BOOL, "MPI_CXX_BOOL", int_elem<bool>(), 1, XMSG_C_BOOL, 1, alignof(bool)));
-  put(make_named(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", kCF, 1, XMSG_FLOAT, 2, alignof(float)));
-  put(make_named(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", kCD, 1, XMSG_DOUBLE, 2, alignof(double)));
-  put(make_named(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", kCLD, 1, XMSG_LONG_DOUBLE, 2,
+  put(make_named(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", kCF, 1, XMSG_FLOAT_COMPLEX, 1, alignof(float)));
+  put(make_named(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", kCD, 1, XMSG_DOUBLE_COMPLEX, 1, alignof(double)));
+  put(make_named(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", kCLD, 1, XMSG_LONG_DOUBLE_COMPLEX, 1,
                  alignof(long double)));
 }
 

@@ -76,6 +76,9 @@ inline size_t xmsgi_type_size(xmsg_datatype_t t) {
     case XMSG_2INT: return sizeof(XmsgiValueIndex<int>);
     case XMSG_SHORT_INT: return sizeof(XmsgiValueIndex<short>);
     case XMSG_LONG_DOUBLE_INT: return sizeof(XmsgiValueIndex<long double>);
+    case XMSG_FLOAT_COMPLEX: return 2 * sizeof(float);
+    case XMSG_DOUBLE_COMPLEX: return 2 * sizeof(double);
+    case XMSG_LONG_DOUBLE_COMPLEX: return 2 * sizeof(long double);
     default: return 0;
   }
 }

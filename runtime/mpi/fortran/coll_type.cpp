@@ -6,28 +6,6 @@
 
 using namespace xmsg::mpi::fortran;
 
-namespace {
-
-inline bool is_complex(MPI_Datatype d) {
-  return d == MPI_C_FLOAT_COMPLEX || d == MPI_C_DOUBLE_COMPLEX || d == MPI_C_LONG_DOUBLE_COMPLEX ||
-         d == MPI_CXX_FLOAT_COMPLEX || d == MPI_CXX_DOUBLE_COMPLEX || d == MPI_CXX_LONG_DOUBLE_COMPLEX;
-}
-
-// MPI_COMPLEX and MPI_DOUBLE_COMPLEX are the C complex types, which the predefined ops reduce as
-// pairs of reals: right for MPI_SUM, wrong for MPI_PROD, and MPI defines no other predefined op
-// on complex values. Anything but MPI_SUM is refused here with a message naming the call.
-int check_complex_op(const char* func, MPI_Fint datatype, MPI_Fint op, MPI_Fint comm) {
-  if (!is_complex(datatype) || op == MPI_SUM || op <= MPI_OP_NULL || op >= XMSG_OP_LAST ||
-      xmsg::mpi::user_function_of(op))
-    return MPI_SUCCESS;
-  return xmsg::mpi::fail(MPI_ERR_OP, func, comm,
-                         "op %d on a complex datatype (MPI_COMPLEX, MPI_DOUBLE_COMPLEX): only MPI_SUM and "
-                         "user-defined ops are supported for complex reductions",
-                         static_cast<int>(op));
-}
-
-}  // namespace
-
 // ---- collectives ---------------------------------------------------------------------------
 XMSG_FORTRAN(void, barrier, (const MPI_Fint* comm, MPI_Fint* ierr)) { *ierr = MPI_Barrier(*comm); }
 
@@ -40,49 +18,42 @@ XMSG_FORTRAN(void, bcast,
 XMSG_FORTRAN(void, reduce,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
               const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Reduce", *datatype, *op, *comm))) return;
   *ierr = MPI_Reduce(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *root, *comm);
 }
 
 XMSG_FORTRAN(void, allreduce,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
               const MPI_Fint* comm, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Allreduce", *datatype, *op, *comm))) return;
   *ierr = MPI_Allreduce(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *comm);
 }
 
 XMSG_FORTRAN(void, reduce_scatter,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* datatype,
               const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Reduce_scatter", *datatype, *op, *comm))) return;
   *ierr = MPI_Reduce_scatter(buffer(sendbuf), buffer(recvbuf), recvcounts, *datatype, *op, *comm);
 }
 
 XMSG_FORTRAN(void, reduce_scatter_block,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* datatype,
               const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Reduce_scatter_block", *datatype, *op, *comm))) return;
   *ierr = MPI_Reduce_scatter_block(buffer(sendbuf), buffer(recvbuf), *recvcount, *datatype, *op, *comm);
 }
 
 XMSG_FORTRAN(void, scan,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
               const MPI_Fint* comm, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Scan", *datatype, *op, *comm))) return;
   *ierr = MPI_Scan(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *comm);
 }
 
 XMSG_FORTRAN(void, exscan,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
               const MPI_Fint* comm, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Exscan", *datatype, *op, *comm))) return;
   *ierr = MPI_Exscan(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *comm);
 }
 
 XMSG_FORTRAN(void, reduce_local,
              (const void* inbuf, void* inoutbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
               MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Reduce_local", *datatype, *op, MPI_COMM_WORLD))) return;
   *ierr = MPI_Reduce_local(buffer(inbuf), buffer(inoutbuf), *count, *datatype, *op);
 }
 
@@ -162,7 +133,6 @@ XMSG_FORTRAN(void, ibcast,
 XMSG_FORTRAN(void, ireduce,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
               const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Ireduce", *datatype, *op, *comm))) return;
   MPI_Request c = MPI_REQUEST_NULL;
   *ierr = MPI_Ireduce(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *root, *comm, &c);
   *request = request_c2f(c);
@@ -171,7 +141,6 @@ XMSG_FORTRAN(void, ireduce,
 XMSG_FORTRAN(void, iallreduce,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
               const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Iallreduce", *datatype, *op, *comm))) return;
   MPI_Request c = MPI_REQUEST_NULL;
   *ierr = MPI_Iallreduce(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *comm, &c);
   *request = request_c2f(c);
@@ -359,7 +328,6 @@ XMSG_FORTRAN(void, ialltoallv,
 XMSG_FORTRAN(void, iscan,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
               const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Iscan", *datatype, *op, *comm))) return;
   MPI_Request c = MPI_REQUEST_NULL;
   *ierr = MPI_Iscan(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *comm, &c);
   *request = request_c2f(c);
@@ -367,7 +335,6 @@ XMSG_FORTRAN(void, iscan,
 XMSG_FORTRAN(void, iexscan,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
               const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Iexscan", *datatype, *op, *comm))) return;
   MPI_Request c = MPI_REQUEST_NULL;
   *ierr = MPI_Iexscan(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *comm, &c);
   *request = request_c2f(c);
@@ -375,7 +342,6 @@ XMSG_FORTRAN(void, iexscan,
 XMSG_FORTRAN(void, ireduce_scatter,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* datatype,
               const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Ireduce_scatter", *datatype, *op, *comm))) return;
   MPI_Request c = MPI_REQUEST_NULL;
   *ierr = MPI_Ireduce_scatter(buffer(sendbuf), buffer(recvbuf), recvcounts, *datatype, *op, *comm, &c);
   *request = request_c2f(c);
@@ -383,7 +349,6 @@ XMSG_FORTRAN(void, ireduce_scatter,
 XMSG_FORTRAN(void, ireduce_scatter_block,
              (const void* sendbuf, void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* datatype,
               const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr)) {
-  if ((*ierr = check_complex_op("MPI_Ireduce_scatter_block", *datatype, *op, *comm))) return;
   MPI_Request c = MPI_REQUEST_NULL;
   *ierr = MPI_Ireduce_scatter_block(buffer(sendbuf), buffer(recvbuf), *recvcount, *datatype, *op, *comm, &c);
   *request = request_c2f(c);

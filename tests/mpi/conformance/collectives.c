@@ -1,8 +1,10 @@
 /* Conformance, MPI-3.1 chapter 5 (and MPI-4.0 persistent collectives): every collective in its
  * blocking, non-blocking and persistent form, every value checked, MPI_IN_PLACE where MPI
  * allows it, several non-blocking collectives in flight at once with point-to-point traffic
- * between them, arithmetic on MPI_CHAR, user ops (commutative and not), and argument errors. */
+ * between them, arithmetic on MPI_CHAR, complex products, user ops (commutative and not), and argument errors. */
 #include "conformance.h"
+
+#include <complex.h>
 
 static int rank, size;
 
@@ -278,6 +280,20 @@ static void test_ops(void) {
   char ch = 1, chsum = 0;
   CHECK_MPI(MPI_Allreduce(&ch, &chsum, 1, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD));
   CHECK(chsum == (char)size, "char sum = %d", chsum);
+  /* MPI_PROD on complex types multiplies complex numbers (not the parts one by one):
+   * (1+i)^size is exact in double for these sizes, (2+3i)(4+5i) = -7+22i. */
+  double _Complex z = 1.0 + 1.0 * I, zprod = 0, zwant = 1;
+  for (int k = 0; k < size; ++k) zwant *= z;
+  CHECK_MPI(MPI_Allreduce(&z, &zprod, 1, MPI_C_DOUBLE_COMPLEX, MPI_PROD, MPI_COMM_WORLD));
+  CHECK(zprod == zwant, "complex prod = %g%+gi, want %g%+gi", creal(zprod), cimag(zprod), creal(zwant), cimag(zwant));
+  MPI_Request zr;
+  zprod = 0;
+  CHECK_MPI(MPI_Iallreduce(&z, &zprod, 1, MPI_C_DOUBLE_COMPLEX, MPI_PROD, MPI_COMM_WORLD, &zr));
+  CHECK_MPI(MPI_Wait(&zr, MPI_STATUS_IGNORE));
+  CHECK(zprod == zwant, "complex iallreduce prod = %g%+gi", creal(zprod), cimag(zprod));
+  float _Complex fa = 2.0f + 3.0f * I, fb = 4.0f + 5.0f * I;
+  CHECK_MPI(MPI_Reduce_local(&fa, &fb, 1, MPI_C_FLOAT_COMPLEX, MPI_PROD));
+  CHECK(fb == -7.0f + 22.0f * I, "reduce_local complex prod = %g%+gi", (double)crealf(fb), (double)cimagf(fb));
   /* A non-commutative user op combines in rank order: ((r0 op r1) op r2) ... */
   MPI_Op op;
   CHECK_MPI(MPI_Op_create(concat, 0, &op));
@@ -314,6 +330,11 @@ static void test_errors(void) {
   CHECK(MPI_Iallreduce(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r) == MPI_ERR_COUNT, "iallreduce negative count");
   CHECK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, &r) == MPI_ERR_OP, "iallreduce MPI_OP_NULL");
   CHECK(MPI_Ibarrier((MPI_Comm)555, &r) == MPI_ERR_COMM, "ibarrier bad comm");
+  /* MPI defines no order on complex values: MIN and MAX on them are errors, in every form. */
+  double _Complex z = 1.0, zr = 0;
+  CHECK(MPI_Allreduce(&z, &zr, 1, MPI_C_DOUBLE_COMPLEX, MPI_MAX, MPI_COMM_WORLD) == MPI_ERR_OP, "allreduce complex max");
+  CHECK(MPI_Iallreduce(&z, &zr, 1, MPI_C_DOUBLE_COMPLEX, MPI_MIN, MPI_COMM_WORLD, &r) == MPI_ERR_OP, "iallreduce complex min");
+  CHECK(MPI_Reduce_local(&z, &zr, 1, MPI_CXX_FLOAT_COMPLEX, MPI_MAX) == MPI_ERR_OP, "reduce_local complex max");
   CHECK(MPI_Scan(&x, &y, 1, (MPI_Datatype)4444, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_TYPE, "scan bad type");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
