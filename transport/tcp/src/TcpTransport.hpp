@@ -111,10 +111,10 @@ class TcpTransport final : public Transport {
   void close_connection(Connection& c);
   void handle_events(Connection& c, uint32_t events, MessageSink* sink, int& handled);
   void on_connected(Connection& c);
-  // Reads what the socket has; false when the connection was closed meanwhile.
   // Matches an eager frame whose payload is still arriving with a posted receive (the sink's
   // claim_eager) and points the connection's direct range at that receive's buffer.
   bool land_eager(Connection& c, const FrameHeader& fh, MessageSink& sink);
+  // Reads what the socket has; false when the connection was closed meanwhile.
   bool read_socket(Connection& c, MessageSink* sink, int& handled);
   // The start of the oldest read's destination when its answer is likely the next frame on c
   // (nothing else half-received), else empty.
