@@ -271,6 +271,12 @@ class ShmTransport final : public Transport {
       done.on_read_done(false, "shm: CMA to rank " + std::to_string(peer) + " is not available");
       return;
     }
+    if (!in_exposed(source, offset, dst.size())) {
+      done.on_read_done(false, "shm: read of " + std::to_string(dst.size()) + " bytes at offset " + std::to_string(offset) +
+                                   " exceeds the " + std::to_string(source.length) + " bytes rank " + std::to_string(peer) +
+                                   " exposed");
+      return;
+    }
     std::string err;
     bool ok = cma_read(p.pid, source.address + offset, dst.data(), dst.size(), err);
     done.on_read_done(ok, ok ? std::string() : "shm: reading from rank " + std::to_string(peer) + ": " + err);
@@ -283,6 +289,12 @@ class ShmTransport final : public Transport {
       done.on_read_done(false, "shm: CMA to rank " + std::to_string(peer) + " is not available");
       return;
     }
+    if (!in_exposed(destination, offset, src.size())) {
+      done.on_read_done(false, "shm: write of " + std::to_string(src.size()) + " bytes at offset " + std::to_string(offset) +
+                                   " exceeds the " + std::to_string(destination.length) + " bytes rank " +
+                                   std::to_string(peer) + " exposed");
+      return;
+    }
     std::string err;
     bool ok = cma_write(p.pid, destination.address + offset, src.data(), src.size(), err);
     done.on_read_done(ok, ok ? std::string() : "shm: writing to rank " + std::to_string(peer) + ": " + err);
@@ -291,6 +303,11 @@ class ShmTransport final : public Transport {
   void disconnect() override { teardown(); }
 
  private:
+  // CMA reaches the whole of the peer's address space: the exposed range is the only bound.
+  static bool in_exposed(const MemoryHandle& h, uint64_t offset, size_t n) {
+    return offset <= h.length && n <= h.length - offset;
+  }
+
   struct Peer {
     // What every message touches first, in the order of the layout before lazy mapping.
     int rank = -1;

@@ -139,7 +139,9 @@ struct ConnectOptions {
 //   * Optional operations are advertised in Capabilities and implemented exactly where
 //     advertised: read_remote (remote_read), write_remote (remote_write), wait_peek and
 //     take_peeked (peek_payload > 0), input_ready (input_hint). The defaults below are what a
-//     transport without the capability does.
+//     transport without the capability does. read_remote/write_remote refuse (through the
+//     completion, with a reason) any range past the handle's length.
+//   tests/transport/TransportContract.cpp checks these points against every built transport.
 class Transport {
  public:
   virtual ~Transport() = default;
