@@ -578,13 +578,15 @@ void Contract::failure() {
     send_end(p, kFlood, 1);
   }
   progress_until([&] { return all_ended(kFlood); }, "every peer's greeting");
+  // The leaving rank may leave the fence, and exit, while a survivor still progresses inside it: the failure can be
+  // reported from there on.
+  sink_.expect_failures = rank_ != leaving;
   progress_fence();
   if (rank_ == leaving) {
     // The transport never hears of the exit: no disconnect, no destructor.
     boot_.finalize();
     std::_Exit(0);
   }
-  sink_.expect_failures = true;
   if (!has_peer(leaving)) return;  // not this rank's peer (shm, another node): nothing to see
   progress_until([&] { return !sink_.failures.empty(); }, "on_peer_failure for rank " + std::to_string(leaving));
   // A little more progress: the failure must be reported once.
@@ -595,7 +597,8 @@ void Contract::failure() {
     for (const auto& [r, why] : sink_.failures) all += "; rank " + std::to_string(r) + ": " + why;
     die("on_peer_failure called " + str(sink_.failures.size()) + " times" + all);
   }
-  const auto& [peer, reason] = sink_.failures.front();
+  // Copies: later progress may report a survivor that already left, growing the vector.
+  const auto [peer, reason] = sink_.failures.front();
   check(peer == leaving, "on_peer_failure named rank " + std::to_string(peer) + ", but rank " + std::to_string(leaving) + " left");
   check(reason.find("rank " + std::to_string(leaving)) != std::string::npos,
         "the failure reason does not name rank " + std::to_string(leaving) + ": " + reason);
