@@ -343,116 +343,6 @@ TEST(Device, MissingPortNamedInTheError) {
   }
 }
 
-// Two RC QPs on one device connected to each other (loopback), both receiving into one SRQ:
-// the RC mode of the transport in miniature.
-struct RcLoopback {
-  Device device = Device::open_default();
-  ProtectionDomain pd{device};
-  CompletionQueue cq{device, 256};
-  SharedReceiveQueue srq{pd, 16, 1024};
-  std::unique_ptr<QueuePair> a = QueuePair::create_rc(pd, cq, srq, 32, "rank 1 (test peer b)");
-  std::unique_ptr<QueuePair> b = QueuePair::create_rc(pd, cq, srq, 32, "rank 0 (test peer a)");
-  RcLoopback() {
-    a->connect(endpoint_of(*b, device));
-    b->connect(endpoint_of(*a, device));
-  }
-};
-
-TEST(RcLoopback, SendsIntoTheSharedReceiveQueueAndRefillsIt) {
-  REQUIRE_RDMA_DEVICE();
-  RcLoopback lo;
-  EXPECT_EQ(lo.srq.posted(), 16);
-  EXPECT_EQ(lo.srq.srq_num(), 0u);
-  std::vector<unsigned char> send_buf(1024);
-  MemoryRegion send_mr(lo.pd, send_buf.data(), send_buf.size(), IBV_ACCESS_LOCAL_WRITE);
-  // Five times the SRQ depth, from both QPs: only reposting keeps the queue from running dry.
-  for (int i = 0; i < 80; ++i) {
-    QueuePair& from = i % 2 == 0 ? *lo.a : *lo.b;
-    const std::size_t len = 1 + static_cast<std::size_t>(i * 37) % 1024;
-    for (std::size_t k = 0; k < len; ++k) send_buf[k] = pattern_byte(k, i);
-    ibv_sge sge{reinterpret_cast<std::uint64_t>(send_buf.data()), static_cast<std::uint32_t>(len), send_mr.lkey()};
-    ibv_send_wr wr{};
-    wr.wr_id = 1000 + static_cast<std::uint64_t>(i);
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND_WITH_IMM;
-    wr.imm_data = htonl(static_cast<std::uint32_t>(i));
-    wr.send_flags = IBV_SEND_SIGNALED;
-    from.post_send(wr);
-    const auto wcs = wait_for(lo.cq, 2);
-    ASSERT_EQ(wcs.size(), 2u) << "message " << i << " did not complete";
-    bool saw_recv = false;
-    for (const auto& wc : wcs) {
-      ASSERT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
-      if (wc.opcode == IBV_WC_RECV) {
-        saw_recv = true;
-        ASSERT_TRUE(wc.wc_flags & IBV_WC_WITH_IMM);
-        EXPECT_EQ(ntohl(wc.imm_data), static_cast<std::uint32_t>(i));
-        ASSERT_EQ(wc.byte_len, len);
-        const QueuePair& to = i % 2 == 0 ? *lo.b : *lo.a;
-        EXPECT_EQ(wc.qp_num, to.qpn()) << "the completion names the receiving QP";
-        const auto bytes = lo.srq.slot(wc.wr_id);
-        for (std::size_t k = 0; k < len; ++k) {
-          ASSERT_EQ(static_cast<unsigned char>(bytes[k]), pattern_byte(k, i)) << "message " << i << " byte " << k;
-        }
-        lo.srq.repost(wc.wr_id);
-      } else {
-        EXPECT_EQ(wc.opcode, IBV_WC_SEND);
-        EXPECT_EQ(wc.wr_id, 1000u + static_cast<std::uint64_t>(i));
-      }
-    }
-    ASSERT_TRUE(saw_recv);
-  }
-  EXPECT_EQ(lo.srq.posted(), 16);
-}
-
-TEST(RcLoopback, RdmaReadCopiesEveryByte) {
-  REQUIRE_RDMA_DEVICE();
-  RcLoopback lo;
-  constexpr std::size_t kBytes = 256 * 1024 + 13;  // several MTUs and an odd tail
-  std::vector<unsigned char> source(kBytes), target(kBytes, 0);
-  for (std::size_t k = 0; k < kBytes; ++k) source[k] = pattern_byte(k, 99);
-  MemoryRegion source_mr(lo.pd, source.data(), kBytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-  MemoryRegion target_mr(lo.pd, target.data(), kBytes, IBV_ACCESS_LOCAL_WRITE);
-  ibv_sge sge{reinterpret_cast<std::uint64_t>(target.data()), static_cast<std::uint32_t>(kBytes), target_mr.lkey()};
-  ibv_send_wr wr{};
-  wr.wr_id = 7;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_READ;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.wr.rdma.remote_addr = reinterpret_cast<std::uint64_t>(source.data());
-  wr.wr.rdma.rkey = source_mr.rkey();
-  lo.a->post_send(wr);
-  const auto wcs = wait_for(lo.cq, 1);
-  ASSERT_EQ(wcs.size(), 1u) << "RDMA READ did not complete";
-  ASSERT_EQ(wcs[0].status, IBV_WC_SUCCESS) << describe_completion(wcs[0]);
-  EXPECT_EQ(wcs[0].opcode, IBV_WC_RDMA_READ);
-  for (std::size_t k = 0; k < kBytes; ++k) ASSERT_EQ(target[k], source[k]) << "byte " << k;
-}
-
-TEST(RcLoopback, ReadWithAWrongKeyFailsWithANamedStatus) {
-  REQUIRE_RDMA_DEVICE();
-  RcLoopback lo;
-  std::vector<unsigned char> source(4096, 1), target(4096, 0);
-  MemoryRegion source_mr(lo.pd, source.data(), source.size(), IBV_ACCESS_LOCAL_WRITE);  // no REMOTE_READ
-  MemoryRegion target_mr(lo.pd, target.data(), target.size(), IBV_ACCESS_LOCAL_WRITE);
-  ibv_sge sge{reinterpret_cast<std::uint64_t>(target.data()), 4096, target_mr.lkey()};
-  ibv_send_wr wr{};
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_READ;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.wr.rdma.remote_addr = reinterpret_cast<std::uint64_t>(source.data());
-  wr.wr.rdma.rkey = source_mr.rkey();
-  lo.a->post_send(wr);
-  const auto wcs = wait_for(lo.cq, 1);
-  ASSERT_GE(wcs.size(), 1u) << "the refused READ never completed";
-  EXPECT_NE(wcs[0].status, IBV_WC_SUCCESS);
-  EXPECT_NE(describe_completion(wcs[0]).find("status"), std::string::npos);
-  EXPECT_EQ(target[0], 0) << "nothing may arrive through a key without remote read";
-}
-
 TEST(QueuePair, TgtRefusesToSendOrReachRts) {
   REQUIRE_RDMA_DEVICE();
   Device device = Device::open_default();
@@ -566,7 +456,7 @@ class XrcTest : public ::testing::Test {
     REQUIRE_XRC_DEVICE(probe);
   }
 };
-class XrcLoopback : public XrcTest {};
+class XrcQueues : public XrcTest {};
 class XrcRefusal : public XrcTest {};  // each a clear error completion or return code, never a hang
 
 // One INI -> TGT connection on one device, the TGT in `tgt_domain`.
@@ -625,49 +515,175 @@ std::vector<ibv_wc> send_naming(QueuePair& ini, ProtectionDomain& pd, Completion
   return wait_for(cq, want);
 }
 
-// XRC in miniature on one device: INI -> TGT -> the XRC SRQ the sender names; then an RDMA
-// READ through the INI naming the same SRQ (rkey checked against that SRQ's PD).
-TEST_F(XrcLoopback, SendAndReadThroughIniAndTgt) {
-  XrcResources x("xrcjob", 256);
-  EXPECT_TRUE(x.srq.is_xrc());
-  auto ini = QueuePair::create_xrc_ini(x.pd, x.cq, 32, "node 0 (loopback)");
-  auto tgt = QueuePair::create_xrc_tgt(x.xrcd, "rank 0 (loopback)");
-  x.xrcd.unlink_file();
-  ini->connect(endpoint_of(*tgt, x.device));
-  tgt->connect(endpoint_of(*ini, x.device));
-
-  std::vector<unsigned char> buf(512);
-  for (std::size_t k = 0; k < buf.size(); ++k) buf[k] = pattern_byte(k, 5);
-  MemoryRegion mr(x.pd, buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-  ibv_sge sge{reinterpret_cast<std::uint64_t>(buf.data()), 512, mr.lkey()};
-  ibv_send_wr wr = xrc_request(sge, IBV_WR_SEND, x.srq.srq_num());
-  ini->post_send(wr);
-  auto wcs = wait_for(x.cq, 2);
-  ASSERT_EQ(wcs.size(), 2u) << describe_all(wcs);
-  for (const auto& wc : wcs) {
-    ASSERT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
-    if (wc.opcode == IBV_WC_RECV) {
-      ASSERT_EQ(wc.byte_len, 512u);
-      const auto bytes = x.srq.slot(wc.wr_id);
-      for (std::size_t k = 0; k < 512; ++k) ASSERT_EQ(static_cast<unsigned char>(bytes[k]), buf[k]);
-      x.srq.repost(wc.wr_id);
-    }
+// ---- one shape for every QP type ------------------------------------------------------------
+// As rdma-core's tests/base.py has one resource class per QP type, each class here builds two
+// senders on one device (loopback) that deliver into one shared receive queue: RC, two QPs
+// connected to each other; XRC, two INI QPs to two TGT QPs of one domain, every request naming
+// the XRC SRQ. The typed tests run the same checks over both. Each class says what it needs, and
+// a device without it skips the instance with the reason (XRC: "no XRC-capable device").
+struct RcLoopback {
+  static constexpr bool kXrc = false;
+  Device device = Device::open_default();
+  ProtectionDomain pd{device};
+  CompletionQueue cq{device, 256};
+  SharedReceiveQueue srq{pd, 16, 1024};
+  std::unique_ptr<QueuePair> a = QueuePair::create_rc(pd, cq, srq, 32, "rank 1 (test peer b)");
+  std::unique_ptr<QueuePair> b = QueuePair::create_rc(pd, cq, srq, 32, "rank 0 (test peer a)");
+  RcLoopback() {
+    a->connect(endpoint_of(*b, device));
+    b->connect(endpoint_of(*a, device));
   }
+  QueuePair& sender(int i) { return i == 0 ? *a : *b; }
+  void address(ibv_send_wr&) const {}  // an RC QP has one destination
+  // An RC receive completion names the QP it arrived on: the sender's peer.
+  void expect_names_sender(const ibv_wc& wc, int i) {
+    EXPECT_EQ(wc.qp_num, (i == 0 ? *b : *a).qpn()) << "the completion names the receiving QP";
+  }
+};
 
-  std::vector<unsigned char> target(512, 0);
-  MemoryRegion target_mr(x.pd, target.data(), target.size(), IBV_ACCESS_LOCAL_WRITE);
-  ibv_sge rsge{reinterpret_cast<std::uint64_t>(target.data()), 512, target_mr.lkey()};
-  ibv_send_wr rd = xrc_read(rsge, buf.data(), mr.rkey(), x.srq.srq_num());
-  ini->post_send(rd);
-  wcs = wait_for(x.cq, 1);
-  ASSERT_EQ(wcs.size(), 1u);
-  ASSERT_EQ(wcs[0].status, IBV_WC_SUCCESS) << describe_completion(wcs[0]);
-  for (std::size_t k = 0; k < 512; ++k) ASSERT_EQ(target[k], buf[k]) << "byte " << k;
+struct XrcLoopback {
+  static constexpr bool kXrc = true;
+  XrcResources x{"loopback", 256};
+  XrcPair first{x.pd, x.cq, x.xrcd, x.device};
+  XrcPair second{x.pd, x.cq, x.xrcd, x.device};
+  Device& device = x.device;
+  ProtectionDomain& pd = x.pd;
+  CompletionQueue& cq = x.cq;
+  SharedReceiveQueue& srq = x.srq;
+  // The transport unlinks the domain file once the node's TGTs exist; the domain lives on.
+  XrcLoopback() { x.xrcd.unlink_file(); }
+  QueuePair& sender(int i) { return *(i == 0 ? first : second).ini; }
+  void address(ibv_send_wr& wr) const { wr.qp_type.xrc.remote_srqn = x.srq.srq_num(); }
+  void expect_names_sender(const ibv_wc& wc, int i) {
+    EXPECT_EQ(wc.src_qp, sender(i).qpn()) << "an XRC receive names the sending INI QP";
+  }
+};
+
+template <typename Resources>
+class Loopback : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_RDMA_DEVICE();
+    if constexpr (Resources::kXrc) {
+      Device probe = Device::open_default();
+      REQUIRE_XRC_DEVICE(probe);
+    }
+    lo = std::make_unique<Resources>();
+  }
+  std::unique_ptr<Resources> lo;
+};
+
+struct LoopbackName {
+  template <typename T>
+  static std::string GetName(int) {
+    return T::kXrc ? "Xrc" : "Rc";
+  }
+};
+using LoopbackTypes = ::testing::Types<RcLoopback, XrcLoopback>;
+TYPED_TEST_SUITE(Loopback, LoopbackTypes, LoopbackName);
+
+TYPED_TEST(Loopback, SendsIntoTheSharedReceiveQueueAndRefillsIt) {
+  auto& lo = *this->lo;
+  EXPECT_EQ(lo.srq.posted(), 16);
+  EXPECT_EQ(lo.srq.is_xrc(), TypeParam::kXrc);
+  if constexpr (!TypeParam::kXrc) {
+    EXPECT_EQ(lo.srq.srq_num(), 0u);
+  }
+  std::vector<unsigned char> send_buf(1024);
+  MemoryRegion send_mr(lo.pd, send_buf.data(), send_buf.size(), IBV_ACCESS_LOCAL_WRITE);
+  // Five times the SRQ depth, from both senders: only reposting keeps the queue from running dry.
+  for (int i = 0; i < 80; ++i) {
+    const int from = i % 2;
+    const std::size_t len = 1 + static_cast<std::size_t>(i * 37) % 1024;
+    for (std::size_t k = 0; k < len; ++k) send_buf[k] = pattern_byte(k, i);
+    ibv_sge sge{reinterpret_cast<std::uint64_t>(send_buf.data()), static_cast<std::uint32_t>(len), send_mr.lkey()};
+    ibv_send_wr wr{};
+    wr.wr_id = 1000 + static_cast<std::uint64_t>(i);
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND_WITH_IMM;
+    wr.imm_data = htonl(static_cast<std::uint32_t>(i));
+    wr.send_flags = IBV_SEND_SIGNALED;
+    lo.address(wr);
+    lo.sender(from).post_send(wr);
+    const auto wcs = wait_for(lo.cq, 2);
+    ASSERT_EQ(wcs.size(), 2u) << "message " << i << " did not complete: " << describe_all(wcs);
+    bool saw_recv = false;
+    for (const auto& wc : wcs) {
+      ASSERT_EQ(wc.status, IBV_WC_SUCCESS) << describe_completion(wc);
+      if (wc.opcode == IBV_WC_RECV) {
+        saw_recv = true;
+        ASSERT_TRUE(wc.wc_flags & IBV_WC_WITH_IMM);
+        EXPECT_EQ(ntohl(wc.imm_data), static_cast<std::uint32_t>(i));
+        ASSERT_EQ(wc.byte_len, len);
+        lo.expect_names_sender(wc, from);
+        const auto bytes = lo.srq.slot(wc.wr_id);
+        for (std::size_t k = 0; k < len; ++k) {
+          ASSERT_EQ(static_cast<unsigned char>(bytes[k]), pattern_byte(k, i)) << "message " << i << " byte " << k;
+        }
+        lo.srq.repost(wc.wr_id);
+      } else {
+        EXPECT_EQ(wc.opcode, IBV_WC_SEND);
+        EXPECT_EQ(wc.wr_id, 1000u + static_cast<std::uint64_t>(i));
+        EXPECT_EQ(wc.qp_num, lo.sender(from).qpn()) << "the send completion names the sending QP";
+      }
+    }
+    ASSERT_TRUE(saw_recv);
+  }
+  EXPECT_EQ(lo.srq.posted(), 16);
 }
 
+TYPED_TEST(Loopback, RdmaReadCopiesEveryByte) {
+  auto& lo = *this->lo;
+  constexpr std::size_t kBytes = 256 * 1024 + 13;  // several MTUs and an odd tail
+  std::vector<unsigned char> source(kBytes), target(kBytes, 0);
+  for (std::size_t k = 0; k < kBytes; ++k) source[k] = pattern_byte(k, 99);
+  MemoryRegion source_mr(lo.pd, source.data(), kBytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+  MemoryRegion target_mr(lo.pd, target.data(), kBytes, IBV_ACCESS_LOCAL_WRITE);
+  ibv_sge sge{reinterpret_cast<std::uint64_t>(target.data()), static_cast<std::uint32_t>(kBytes), target_mr.lkey()};
+  ibv_send_wr wr{};
+  wr.wr_id = 7;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_READ;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.rdma.remote_addr = reinterpret_cast<std::uint64_t>(source.data());
+  wr.wr.rdma.rkey = source_mr.rkey();
+  lo.address(wr);
+  lo.sender(0).post_send(wr);
+  const auto wcs = wait_for(lo.cq, 1);
+  ASSERT_EQ(wcs.size(), 1u) << "RDMA READ did not complete: " << describe_all(wcs);
+  ASSERT_EQ(wcs[0].status, IBV_WC_SUCCESS) << describe_completion(wcs[0]);
+  EXPECT_EQ(wcs[0].opcode, IBV_WC_RDMA_READ);
+  for (std::size_t k = 0; k < kBytes; ++k) ASSERT_EQ(target[k], source[k]) << "byte " << k;
+}
+
+TYPED_TEST(Loopback, ReadWithAKeyWithoutRemoteReadFailsWithANamedStatus) {
+  auto& lo = *this->lo;
+  std::vector<unsigned char> source(4096, 1), target(4096, 0);
+  MemoryRegion source_mr(lo.pd, source.data(), source.size(), IBV_ACCESS_LOCAL_WRITE);  // no REMOTE_READ
+  MemoryRegion target_mr(lo.pd, target.data(), target.size(), IBV_ACCESS_LOCAL_WRITE);
+  ibv_sge sge{reinterpret_cast<std::uint64_t>(target.data()), 4096, target_mr.lkey()};
+  ibv_send_wr wr{};
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_READ;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.rdma.remote_addr = reinterpret_cast<std::uint64_t>(source.data());
+  wr.wr.rdma.rkey = source_mr.rkey();
+  lo.address(wr);
+  lo.sender(0).post_send(wr);
+  const auto wcs = wait_for(lo.cq, 1);
+  ASSERT_GE(wcs.size(), 1u) << "the refused READ never completed";
+  EXPECT_EQ(wcs[0].status, IBV_WC_REM_ACCESS_ERR) << describe_completion(wcs[0]);
+  EXPECT_NE(describe_completion(wcs[0]).find("status"), std::string::npos);
+  EXPECT_EQ(target[0], 0) << "nothing may arrive through a key without remote read";
+}
+
+// ---- XRC only --------------------------------------------------------------------------------
 // A send (with immediate data) into an XRC SRQ with nothing posted is RNR-NAKed and retried
 // (xmsg asks for unlimited RNR retries), and lands once a receive is posted.
-TEST_F(XrcLoopback, EmptyXrcSrqIsRnrNakedUntilAReceiveIsPosted) {
+TEST_F(XrcQueues, EmptyXrcSrqIsRnrNakedUntilAReceiveIsPosted) {
   XrcResources x("rnr");
   ibv_srq* empty = raw_xrc_srq(x.device, x.xrcd.get(), x.cq, x.pd, 4);
   ASSERT_NE(empty, nullptr) << "ibv_create_srq_ex: " << std::strerror(errno);
