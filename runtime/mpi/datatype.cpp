@@ -703,6 +703,72 @@ void unpack_elements(const char* in, uintptr_t outbuf, int64_t count, const Type
   }
 }
 
+// ---- pieces of the packed stream ------------------------------------------------------------
+// Bytes [from, from + n) of one element's data (type-map order), between the element at `base`
+// and `stream`. Pack: element -> stream.
+template <bool Pack>
+void move_part(char* stream, uintptr_t a, int64_t n) {
+  if constexpr (Pack) std::memcpy(stream, cptr(a), static_cast<size_t>(n));
+  else std::memcpy(mptr(a), stream, static_cast<size_t>(n));
+}
+
+template <bool Pack>
+void element_part(uintptr_t base, const Type& t, int64_t from, int64_t n, char* stream) {
+  const Stride s = stride_of(t);
+  if (s.n >= 1) {
+    // Regular blocks: go straight to the one holding `from`.
+    for (int64_t i = from / s.len, within = from % s.len; n > 0; ++i, within = 0) {
+      const int64_t m = std::min(n, s.len - within);
+      move_part<Pack>(stream, add(base, s.first + static_cast<MPI_Aint>(i) * s.stride + within), m);
+      stream += m;
+      n -= m;
+    }
+    return;
+  }
+  for (const Block& b : t.blocks) {
+    if (from >= b.bytes) {
+      from -= b.bytes;
+      continue;
+    }
+    const int64_t m = std::min(n, b.bytes - from);
+    move_part<Pack>(stream, add(base, b.offset + from), m);
+    stream += m;
+    n -= m;
+    from = 0;
+    if (n == 0) return;
+  }
+}
+
+// A leading part element, whole elements through the block copies of pack_elements, a trailing
+// part element: a piece costs what packing its bytes costs, plus one walk of one element's
+// blocks (irregular types) to find where it starts.
+template <bool Pack>
+void stream_range(uintptr_t buf, const Type& t, int64_t offset, int64_t n, char* stream) {
+  if (n <= 0 || t.size <= 0) return;
+  if (t.contiguous) {
+    move_part<Pack>(stream, add(buf, t.true_lb + offset), n);
+    return;
+  }
+  int64_t e = offset / t.size;
+  const int64_t r = offset % t.size;
+  if (r) {
+    const int64_t m = std::min(n, t.size - r);
+    element_part<Pack>(add(buf, static_cast<MPI_Aint>(e) * t.extent), t, r, m, stream);
+    stream += m;
+    n -= m;
+    ++e;
+  }
+  if (const int64_t whole = n / t.size) {
+    const uintptr_t at = add(buf, static_cast<MPI_Aint>(e) * t.extent);
+    if constexpr (Pack) pack_elements(at, whole, t, stream);
+    else unpack_elements(stream, at, whole, t);
+    stream += whole * t.size;
+    n -= whole * t.size;
+    e += whole;
+  }
+  if (n) element_part<Pack>(add(buf, static_cast<MPI_Aint>(e) * t.extent), t, 0, n, stream);
+}
+
 // ---- external32 ----------------------------------------------------------------------------
 constexpr bool kLittle = std::endian::native == std::endian::little;
 
@@ -1059,6 +1125,22 @@ int check_type(MPI_Datatype datatype, const char* func, const char* arg, MPI_Com
   return MPI_SUCCESS;
 }
 
+void pack_range(const void* buf, const Type& type, int64_t offset, int64_t n, void* out) {
+  stream_range<true>(addr(buf), type, offset, n, static_cast<char*>(out));
+}
+
+void unpack_range(const void* in, const Type& type, int64_t offset, int64_t n, void* buf) {
+  stream_range<false>(addr(buf), type, offset, n, const_cast<char*>(static_cast<const char*>(in)));
+}
+
+void TypeLayout::pack(uint64_t offset, void* dst, uint64_t n) const {
+  pack_range(buf, *type, static_cast<int64_t>(offset), static_cast<int64_t>(n), dst);
+}
+
+void TypeLayout::unpack(uint64_t offset, const void* src, uint64_t n) const {
+  unpack_range(src, *type, static_cast<int64_t>(offset), static_cast<int64_t>(n), const_cast<void*>(buf));
+}
+
 void pack(const void* inbuf, int64_t count, const Type& type, void* out) {
   pack_elements(addr(inbuf), count, type, static_cast<char*>(out));
 }
@@ -1082,8 +1164,11 @@ void unpack(const void* in, int64_t bytes, void* outbuf, int64_t count, const Ty
   }
 }
 
-int SendView::init(const void* buf, int64_t n, MPI_Datatype datatype, const char* func, MPI_Comm comm) {
+int SendView::init(const void* buf, int64_t n, MPI_Datatype datatype, const char* func, MPI_Comm comm,
+                   bool allow_packed) {
   owned.reset();
+  packed = false;
+  layout.keep.reset();
   if (n < 0) return fail(MPI_ERR_COUNT, func, comm, "count %lld is negative", static_cast<long long>(n));
   if (is_xmsg_type(datatype)) {
     data = buf;
@@ -1110,6 +1195,14 @@ int SendView::init(const void* buf, int64_t n, MPI_Datatype datatype, const char
     data = t.contiguous ? cptr(add(addr(buf), t.true_lb)) : buf;
     return MPI_SUCCESS;
   }
+  if (allow_packed) {
+    packed = true;
+    layout.buf = buf;
+    layout.type = &t;
+    if (!t.predefined) layout.keep = shared_entry_of(datatype);
+    data = nullptr;
+    return MPI_SUCCESS;
+  }
   try {
     owned = staging_buffer(bytes);
   } catch (const std::bad_alloc&) {
@@ -1120,8 +1213,11 @@ int SendView::init(const void* buf, int64_t n, MPI_Datatype datatype, const char
   return MPI_SUCCESS;
 }
 
-int RecvView::init(void* buf, int64_t n, MPI_Datatype datatype, const char* func, MPI_Comm comm) {
+int RecvView::init(void* buf, int64_t n, MPI_Datatype datatype, const char* func, MPI_Comm comm,
+                   bool allow_packed) {
   owned.reset();
+  packed = false;
+  layout.keep.reset();
   keep.reset();
   user = buf;
   user_count = n;
@@ -1152,6 +1248,14 @@ int RecvView::init(void* buf, int64_t n, MPI_Datatype datatype, const char* func
   }
   if (t.contiguous || bytes == 0) {
     data = t.contiguous ? mptr(add(addr(buf), t.true_lb)) : buf;
+    return MPI_SUCCESS;
+  }
+  if (allow_packed) {
+    packed = true;
+    layout.buf = buf;
+    layout.type = &t;
+    if (!t.predefined) layout.keep = shared_entry_of(datatype);
+    data = nullptr;
     return MPI_SUCCESS;
   }
   try {

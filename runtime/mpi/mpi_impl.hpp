@@ -156,6 +156,10 @@ Type* mutable_type_of(MPI_Datatype datatype);
 int check_type(MPI_Datatype datatype, const char* func, const char* arg, MPI_Comm comm, const Type** out);
 // True when the handle is one of xmsg's own predefined datatypes: the C API takes it directly.
 inline bool is_xmsg_type(MPI_Datatype d) { return d > 0 && d < XMSG_DATATYPE_LAST; }
+// Bytes [offset, offset + n) of the packed stream of the data at `buf` (any count of `type`
+// elements; the caller keeps the range inside it) to `out`, and back.
+void pack_range(const void* buf, const Type& type, int64_t offset, int64_t n, void* out);
+void unpack_range(const void* in, const Type& type, int64_t offset, int64_t n, void* buf);
 // Copies the data of `count` elements at `inbuf` into contiguous `out` (count * size bytes).
 void pack(const void* inbuf, int64_t count, const Type& type, void* out);
 // Copies `bytes` (at most count * size) of contiguous data into `count` elements at `outbuf`.
@@ -170,13 +174,30 @@ Staging staging_buffer(int64_t bytes);
 
 // What a send of (buf, count, datatype) hands to the C API: the buffer as it is when the data
 // is contiguous, else a packed copy (owned here).
+// The datatype engine's side of a packed message (xmsg_internal.h): (buf, type) as a packed
+// byte stream the runtime asks for in pieces, each packed into or unpacked out of the
+// transport's buffer (pack_range / unpack_range, datatype.cpp).
+struct TypeLayout final : xmsgi_layout {
+  const void* buf = nullptr;
+  const Type* type = nullptr;
+  // Keeps a derived `type` alive until the message completes (MPI_Type_free may come first).
+  std::shared_ptr<const void> keep;
+  void pack(uint64_t offset, void* dst, uint64_t n) const override;
+  void unpack(uint64_t offset, const void* src, uint64_t n) const override;
+};
+
 struct SendView {
   const void* data = nullptr;
   int64_t count = 0;
   xmsg_datatype_t xtype = XMSG_BYTE;
   int64_t bytes = 0;
   Staging owned;
-  int init(const void* buf, int64_t count, MPI_Datatype datatype, const char* func, MPI_Comm comm);
+  // `allow_packed` and the data not contiguous: no staging copy, `packed` is set and `layout`
+  // describes the data (point-to-point sends it with xmsgi_isend_packed).
+  bool packed = false;
+  TypeLayout layout;
+  int init(const void* buf, int64_t count, MPI_Datatype datatype, const char* func, MPI_Comm comm,
+           bool allow_packed = false);
 };
 // What a receive into (buf, count, datatype) gives the C API; finish() unpacks what arrived
 // when the data is not contiguous.
@@ -191,7 +212,10 @@ struct RecvView {
   Staging owned;
   // Keeps a derived `type` alive until the view goes (MPI_Type_free may come before finish).
   std::shared_ptr<const void> keep;
-  int init(void* buf, int64_t count, MPI_Datatype datatype, const char* func, MPI_Comm comm);
+  bool packed = false;  // as SendView's: received with xmsgi_irecv_packed, finish() has nothing to do
+  TypeLayout layout;
+  int init(void* buf, int64_t count, MPI_Datatype datatype, const char* func, MPI_Comm comm,
+           bool allow_packed = false);
   void finish(int64_t received_bytes);
 };
 

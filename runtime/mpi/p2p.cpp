@@ -74,25 +74,29 @@ struct P2PRequest : Request {
 
 int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                P2PRequest* r, const char* func, bool synchronous = false) {
-  if (int e = r->send.init(buf, count, datatype, func, comm)) return e;
+  if (int e = r->send.init(buf, count, datatype, func, comm, true)) return e;
   if (int e = check_rank_arg(comm, dest, func, "dest", false)) return e;
   r->comm = comm;
   r->is_recv = false;
   r->finished = false;
-  int code = (synchronous ? xmsg_issend : xmsg_isend)(r->send.data, r->send.count, r->send.xtype,
-                                                      transport_rank(comm, dest), tag, comm, &r->inner);
+  int code = r->send.packed ? xmsgi_isend_packed(&r->send.layout, r->send.bytes, transport_rank(comm, dest), tag,
+                                                 comm, synchronous, &r->inner)
+                            : (synchronous ? xmsg_issend : xmsg_isend)(r->send.data, r->send.count, r->send.xtype,
+                                                                       transport_rank(comm, dest), tag, comm, &r->inner);
   return code ? handle(code, func, comm) : MPI_SUCCESS;
 }
 
 int start_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, P2PRequest* r,
                const char* func) {
-  if (int e = r->recv.init(buf, count, datatype, func, comm)) return e;
+  if (int e = r->recv.init(buf, count, datatype, func, comm, true)) return e;
   if (int e = check_rank_arg(comm, source, func, "source", true)) return e;
   r->comm = comm;
   r->is_recv = true;
   r->finished = false;
-  int code =
-      xmsg_irecv(r->recv.data, r->recv.count, r->recv.xtype, transport_rank(comm, source), tag, comm, &r->inner);
+  int code = r->recv.packed
+                 ? xmsgi_irecv_packed(&r->recv.layout, r->recv.bytes, transport_rank(comm, source), tag, comm, &r->inner)
+                 : xmsg_irecv(r->recv.data, r->recv.count, r->recv.xtype, transport_rank(comm, source), tag, comm,
+                              &r->inner);
   return code ? handle(code, func, comm) : MPI_SUCCESS;
 }
 

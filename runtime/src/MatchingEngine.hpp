@@ -29,6 +29,7 @@ struct Unexpected {
   uint64_t length = 0;      // message length
   std::byte* data = nullptr;  // eager: copy of the payload (malloc'd)
   transport::protocol::RendezvousRts rts{};  // rendezvous: the sender's request and buffer
+  bool packed = false;                        // rendezvous: the sender streams a packed buffer
   Link<Unexpected> by_source;
   Link<Unexpected> by_arrival;
 };

@@ -23,6 +23,7 @@ enum class ReqType : uint8_t { kSend, kRecv, kControl };
 enum class SendStage : uint8_t { kNone, kEager, kRts, kStream, kControl };
 
 struct xmsg_request_s;
+struct xmsgi_layout;
 
 // Adapter so a request can receive a transport's read completion without a virtual base on
 // the request itself.
@@ -52,6 +53,9 @@ struct xmsg_request_s {
   const xmsg::rt::Comm* comm = nullptr;
   void* buf = nullptr;
   uint64_t bytes = 0;      // send: message length; receive: capacity
+  // Non-null: the data is the packed stream of a non-contiguous buffer (buf unused), packed or
+  // unpacked piece by piece (runtime/src/packed.cpp).
+  const xmsgi_layout* layout = nullptr;
   uint64_t seq = 0;        // posting order, to choose between source and wildcard lists
 
   // Status of a completed receive.
@@ -70,6 +74,11 @@ struct xmsg_request_s {
   uint32_t events = 0;
   int split_error = XMSG_SUCCESS;
   uint64_t split_at = 0;
+  // Packed receives: where a piece lands before it is unpacked (a tcp eager landing, a chunk
+  // of a remote read); whether the chunk being read completed inside read_remote().
+  std::unique_ptr<std::byte[]> bounce;
+  bool chunk_reading = false;
+  bool chunk_done = false;
 
   // Control message (CTS/FIN) payload.
   xmsg::transport::WireHeader control_header{};
@@ -91,6 +100,7 @@ struct xmsg_request_s {
     tag = 0;
     comm = nullptr;
     buf = nullptr;
+    layout = nullptr;
     bytes = seq = 0;
     status_source = -1;
     status_tag = 0;

@@ -81,8 +81,12 @@ class World final : public transport::MessageSink {
   // takes the rendezvous, whose FIN comes after the match, however short the message.
   int isend(uint32_t context, const Comm* comm, int dest, int tag, const void* buf, uint64_t len, Request** out,
             const char* func, bool synchronous = false);
+  // `layout` non-null: a packed receive of `capacity` stream bytes (buf unused).
   int irecv(uint32_t context, const Comm* comm, int source, int tag, void* buf, uint64_t capacity, Request** out,
-            const char* func);
+            const char* func, const xmsgi_layout* layout = nullptr);
+  // isend / irecv of the packed stream of a non-contiguous buffer (runtime/src/packed.cpp).
+  int isend_packed(uint32_t context, const Comm* comm, int dest, int tag, const xmsgi_layout* layout, uint64_t len,
+                   Request** out, const char* func, bool synchronous);
   // Blocking receive (fills `status` if non-null). From a peer whose transport can show its
   // next message in place (shm mailbox) and with nothing posted or queued that could take it
   // first, it waits on that message alone and copies it out directly: no request, no matching
@@ -192,7 +196,15 @@ class World final : public transport::MessageSink {
   // Rendezvous.
   bool try_send_rts(int peer, Request* r);  // true when the RTS left (r is then in flight)
   void start_rendezvous_receive(Request* r, int source, int tag, uint64_t length,
-                                const transport::protocol::RendezvousRts& rts);
+                                const transport::protocol::RendezvousRts& rts, bool sender_packed);
+  // Packed messages (packed.cpp): a rendezvous where either side is a packed stream; the
+  // pieces each protocol step moves.
+  void start_packed_receive(Request* r, int source, bool sender_packed);
+  void read_packed_chunks(Request* r);
+  void on_packed_chunk_read(Request* r, bool ok);
+  bool try_send_packed_piece(int peer, const transport::WireHeader& h, const Request* r, uint64_t offset,
+                             uint64_t n);
+  void unpack_eager(Request* r, std::span<const std::byte> payload);
   bool split_copy_applies(const Peer& p, uint64_t n, uint64_t length) const {
     return p.remote_read && p.remote_write && p.split_min && n >= p.split_min && n == length;
   }

@@ -187,6 +187,43 @@ extern "C" int xmsg_irecv(void* buf, int64_t count, xmsg_datatype_t datatype, in
   });
 }
 
+// Packed sends and receives (the MPI layer's non-contiguous datatypes): the checks of
+// xmsg_isend / xmsg_irecv on a stream of `bytes` bytes.
+int xmsgi_isend_packed(const xmsgi_layout* layout, int64_t bytes, int dest, int tag, xmsg_comm_t comm,
+                       int synchronous, xmsg_request_t* request) {
+  const char* func = synchronous ? "xmsg_issend" : "xmsg_isend";
+  return xmsgi_guard(func, [&]() -> int {
+    if (!request) return xmsgi_error(XMSG_ERR_ARG, "%s: request is NULL", func);
+    if (!layout) return xmsgi_error(XMSG_ERR_ARG, "%s: layout is NULL", func);
+    Target t;
+    if (int rc = check_common(comm, layout, bytes, XMSG_BYTE, func, t)) return rc;
+    if (int rc = check_dest(t, dest, tag, func)) return rc;
+    if (t.peer == XMSG_PROC_NULL) {
+      null_request(t.world, request);
+      return XMSG_SUCCESS;
+    }
+    return t.world->isend_packed(t.comm->user_context(), t.comm, t.peer, tag, layout, t.bytes, request, func,
+                                 synchronous != 0);
+  });
+}
+
+int xmsgi_irecv_packed(const xmsgi_layout* layout, int64_t bytes, int source, int tag, xmsg_comm_t comm,
+                       xmsg_request_t* request) {
+  return xmsgi_guard("xmsg_irecv", [&]() -> int {
+    if (!request) return xmsgi_error(XMSG_ERR_ARG, "xmsg_irecv: request is NULL");
+    if (!layout) return xmsgi_error(XMSG_ERR_ARG, "xmsg_irecv: layout is NULL");
+    Target t;
+    if (int rc = check_common(comm, layout, bytes, XMSG_BYTE, "xmsg_irecv", t)) return rc;
+    if (int rc = check_source(t, source, tag, "xmsg_irecv")) return rc;
+    if (t.peer == XMSG_PROC_NULL) {
+      null_request(t.world, request);
+      return XMSG_SUCCESS;
+    }
+    return t.world->irecv(t.comm->user_context(), t.comm, t.peer, tag, nullptr, t.bytes, request, "xmsg_irecv",
+                          layout);
+  });
+}
+
 extern "C" int xmsg_recv(void* buf, int64_t count, xmsg_datatype_t datatype, int source, int tag, xmsg_comm_t comm,
                          xmsg_status_t* status) {
   return xmsgi_guard("xmsg_recv", [&]() -> int {

@@ -18,6 +18,7 @@ int World::peer_failed_error(const char* func, const Comm* comm, int w) const {
 
 void World::fail_request(Request* r, int peer) {
   r->status_source = peer;
+  r->bounce.reset();
   complete(r, XMSG_ERR_PEER_FAILED);
 }
 

@@ -143,7 +143,7 @@ bool World::recv_in_place(uint32_t context, const Comm* comm, int source, int ta
 }
 
 int World::irecv(uint32_t context, const Comm* comm, int source, int tag, void* buf, uint64_t capacity,
-                 Request** out, const char* func) {
+                 Request** out, const char* func, const xmsgi_layout* layout) {
   if (source >= 0 && dead_[source]) {
     *out = nullptr;
     return peer_failed_error(func, comm, source);
@@ -162,6 +162,7 @@ int World::irecv(uint32_t context, const Comm* comm, int source, int tag, void* 
   r->tag = tag;
   r->buf = buf;
   r->bytes = capacity;
+  r->layout = layout;
   *out = r;
   match_or_post(r);
   return XMSG_SUCCESS;
@@ -173,14 +174,15 @@ void World::match_or_post(Request* r) {
     q.remove_unexpected(u);
     if (u->kind == MessageKind::kEager) {
       const uint64_t n = std::min(u->length, r->bytes);
-      if (n) std::memcpy(r->buf, u->data, n);
+      if (r->layout) unpack_eager(r, {u->data, u->length});
+      else if (n) std::memcpy(r->buf, u->data, n);
       r->status_source = u->source;
       r->status_tag = u->tag;
       r->status_bytes = n;
       r->message_length = u->length;
       complete(r, u->length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
     } else {
-      start_rendezvous_receive(r, u->source, u->tag, u->length, u->rts);
+      start_rendezvous_receive(r, u->source, u->tag, u->length, u->rts, u->packed);
     }
     std::free(u->data);
     delete u;
@@ -238,7 +240,9 @@ void World::on_arrival(const WireHeader& h, std::span<const std::byte> payload) 
   const int source = static_cast<int>(h.source);
   if (Request* r = q.take_posted(source, h.tag)) {
     if (h.kind == MessageKind::kEager) deliver_eager(r, h, payload);
-    else start_rendezvous_receive(r, source, h.tag, h.length, protocol::decode<protocol::RendezvousRts>(payload));
+    else
+      start_rendezvous_receive(r, source, h.tag, h.length, protocol::decode<protocol::RendezvousRts>(payload),
+                               (h.flags & protocol::kPackedFlag) != 0);
     return;
   }
   auto* u = new Unexpected;
@@ -253,6 +257,7 @@ void World::on_arrival(const WireHeader& h, std::span<const std::byte> payload) 
     }
   } else {
     u->rts = protocol::decode<protocol::RendezvousRts>(payload);
+    u->packed = (h.flags & protocol::kPackedFlag) != 0;
   }
   q.add_unexpected(u);
 }

@@ -2,6 +2,7 @@
 // read) and sends FIN; without remote read, CTS -> the sender streams DATA fragments. See
 // docs/protocols.md.
 #include "World.hpp"
+#include "xmsg_internal.h"
 
 #include <algorithm>
 #include <cstring>
@@ -14,9 +15,9 @@ namespace protocol = transport::protocol;
 
 bool World::try_send_rts(int peer, Request* r) {
   const protocol::RendezvousRts rts{reinterpret_cast<uint64_t>(r), r->handle};
-  if (!peers_[peer].transport->try_send(peer, header(r->context, r->tag, MessageKind::kRendezvousRts, r->bytes),
-                                        protocol::bytes_of(rts)))
-    return false;
+  WireHeader h = header(r->context, r->tag, MessageKind::kRendezvousRts, r->bytes);
+  if (r->layout) h.flags = protocol::kPackedFlag;
+  if (!peers_[peer].transport->try_send(peer, h, protocol::bytes_of(rts))) return false;
   r->stage = SendStage::kNone;
   r->events = 1;  // the receiver's FIN
   r->inflight = true;
@@ -25,7 +26,7 @@ bool World::try_send_rts(int peer, Request* r) {
 }
 
 void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t length,
-                                     const protocol::RendezvousRts& rts) {
+                                     const protocol::RendezvousRts& rts, bool sender_packed) {
   const uint64_t n = std::min(length, r->bytes);
   r->status_source = source;
   r->status_tag = tag;
@@ -41,6 +42,10 @@ void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t l
   }
   r->inflight = true;
   inflight_.push_back(r);
+  if (r->layout || sender_packed) {
+    start_packed_receive(r, source, sender_packed);
+    return;
+  }
   if (split_copy_applies(p, n, length)) {
     start_split_receive(r, source);
     return;
@@ -71,6 +76,7 @@ void World::on_read_done(Request* r, bool ok, const std::string&) {
     return;
   }
   // The remote read was refused (e.g. CMA not permitted): let the sender stream the data.
+  // (A packed receive's chunks come back through on_packed_chunk_read, which does the same.)
   peers_[source].remote_read = false;
   r->offset = 0;
   send_control(source, MessageKind::kRendezvousCts,
@@ -94,7 +100,8 @@ void World::on_data(const WireHeader& h, std::span<const std::byte> fragment) {
   auto* r = reinterpret_cast<Request*>(protocol::data_request(h));
   if (r->offset < r->bytes) {
     const uint64_t n = std::min<uint64_t>(fragment.size(), r->bytes - r->offset);
-    std::memcpy(static_cast<std::byte*>(r->buf) + r->offset, fragment.data(), n);
+    if (r->layout) r->layout->unpack(r->offset, fragment.data(), n);
+    else std::memcpy(static_cast<std::byte*>(r->buf) + r->offset, fragment.data(), n);
   }
   r->offset += fragment.size();
   if (r->offset >= r->message_length) complete(r, r->message_length > r->bytes ? XMSG_ERR_TRUNCATE : XMSG_SUCCESS);
@@ -103,7 +110,7 @@ void World::on_data(const WireHeader& h, std::span<const std::byte> fragment) {
 void World::on_fin(const WireHeader& h, const protocol::RendezvousFin& fin) {
   auto* s = reinterpret_cast<Request*>(fin.sender_request);
   if (--s->events == 0) {
-    peers_[h.source].transport->release(s->handle);
+    if (!s->layout) peers_[h.source].transport->release(s->handle);
     complete(s, XMSG_SUCCESS);
   }
 }

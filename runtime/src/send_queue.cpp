@@ -40,8 +40,10 @@ bool World::push(int peer, Request* r) {
   Peer& p = peers_[peer];
   switch (r->stage) {
     case SendStage::kEager:
-      if (!p.transport->try_send(peer, header(r->context, r->tag, MessageKind::kEager, r->bytes),
-                                 {static_cast<const std::byte*>(r->buf), r->bytes}))
+      if (r->layout ? !try_send_packed_piece(peer, header(r->context, r->tag, MessageKind::kEager, r->bytes), r, 0,
+                                             r->bytes)
+                    : !p.transport->try_send(peer, header(r->context, r->tag, MessageKind::kEager, r->bytes),
+                                             {static_cast<const std::byte*>(r->buf), r->bytes}))
         return false;
       p.queue.remove(r);
       complete(r, XMSG_SUCCESS);
@@ -57,11 +59,13 @@ bool World::push(int peer, Request* r) {
       const WireHeader h = protocol::data_header(static_cast<uint32_t>(rank_), r->remote_req, r->bytes);
       while (r->offset < r->bytes) {
         const uint64_t n = std::min(p.fragment, r->bytes - r->offset);
-        if (!p.transport->try_send(peer, h, {static_cast<const std::byte*>(r->buf) + r->offset, n})) return false;
+        if (r->layout ? !try_send_packed_piece(peer, h, r, r->offset, n)
+                      : !p.transport->try_send(peer, h, {static_cast<const std::byte*>(r->buf) + r->offset, n}))
+          return false;
         r->offset += n;
       }
       p.queue.remove(r);
-      p.transport->release(r->handle);
+      if (!r->layout) p.transport->release(r->handle);
       complete(r, XMSG_SUCCESS);
       return true;
     }

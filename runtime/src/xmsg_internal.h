@@ -22,6 +22,25 @@
 int xmsgi_coll_isend(const void* buf, int64_t bytes, int dest, int tag, xmsg_comm_t comm, xmsg_request_t* req);
 int xmsgi_coll_irecv(void* buf, int64_t bytes, int source, int tag, xmsg_comm_t comm, xmsg_request_t* req);
 
+// A non-contiguous buffer as the MPI layer's datatype engine sees it: the message is the packed
+// byte stream [0, bytes) of the buffer's data, and the runtime asks for it in pieces, packed
+// straight into a transport's buffer or unpacked straight out of one (docs/protocols.md,
+// "Packed messages"). Pieces are asked for in order, any size. The object must stay valid
+// until its request completes.
+struct xmsgi_layout {
+  virtual void pack(uint64_t offset, void* dst, uint64_t n) const = 0;          // stream -> dst
+  virtual void unpack(uint64_t offset, const void* src, uint64_t n) const = 0;  // src -> stream
+ protected:
+  ~xmsgi_layout() = default;
+};
+
+// xmsg_isend / xmsg_issend (synchronous) and xmsg_irecv of a packed stream of `bytes` (the
+// receive's capacity) described by `layout`; `comm`'s ranks, user context.
+int xmsgi_isend_packed(const xmsgi_layout* layout, int64_t bytes, int dest, int tag, xmsg_comm_t comm,
+                       int synchronous, xmsg_request_t* request);
+int xmsgi_irecv_packed(const xmsgi_layout* layout, int64_t bytes, int source, int tag, xmsg_comm_t comm,
+                       xmsg_request_t* request);
+
 // Records the message xmsg_last_error_message() returns (printf-style) and returns `code`.
 int xmsgi_error(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 

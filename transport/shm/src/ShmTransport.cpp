@@ -203,6 +203,20 @@ class ShmTransport final : public Transport {
     return push_to_ring(p, header, payload);
   }
 
+  bool try_send_packed(int peer, const WireHeader& header, size_t n, PayloadWriter& writer) override {
+    Peer& p = *peer_at_[peer];
+    if (n <= kMailboxPayload && p.producer.consumed(p.ring_end)) {
+      alignas(64) std::byte small[kMailboxPayload];
+      writer.write(small, n);
+      if (p.mailbox.try_push(header, small, n)) return true;
+      return push_to_ring(p, header, {small, n});
+    }
+    const auto fill = [&](std::byte* dst) { writer.write(dst, n); };
+    if (p.producer.try_push_filled(header, n, fill, &p.ring_end)) return true;
+    if (p.mapped || !map_peer(p)) return false;
+    return p.producer.try_push_filled(header, n, fill, &p.ring_end);
+  }
+
   int progress(MessageSink& sink) override {
     if (peers_.empty()) return 0;
     // At most one message per lane and call: the caller re-checks its request between calls, so

@@ -18,6 +18,9 @@ namespace xmsg::transport::protocol {
 
 // WireHeader.flags of kRendezvousCts and kRendezvousFin: the split copy's variants.
 constexpr uint8_t kSplitFlag = 1;
+// WireHeader.flags of kRendezvousRts: the sender's data is a packed stream (a non-contiguous
+// buffer), not exposed for remote read; the receiver answers with a CTS and gets fragments.
+constexpr uint8_t kPackedFlag = 2;
 
 // kRendezvousRts (header.length = message length): the sender's request and exposed buffer.
 struct RendezvousRts {

@@ -99,6 +99,15 @@ class MessageSink {
   virtual void on_eager_landed(void* token) { (void)token; }
 };
 
+// Produces a message's payload where the transport wants it: the runtime's datatype engine
+// packs non-contiguous data straight into the transport's buffer through this, instead of
+// into a staging copy first. write() fills exactly `n` bytes at `dst`.
+class PayloadWriter {
+ public:
+  virtual ~PayloadWriter() = default;
+  virtual void write(std::byte* dst, size_t n) = 0;
+};
+
 // Completion of an asynchronous remote read.
 class ReadCompletion {
  public:
@@ -155,6 +164,17 @@ class Transport {
   virtual void connect(std::span<const int> peers, const ConnectOptions& options = {}) = 0;
 
   virtual bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) = 0;
+
+  // try_send of an `n`-byte payload that `writer` produces in place, once the transport has
+  // room for it (false: no room, and the writer was not called). Same ordering and limits as
+  // try_send. The default packs into a scratch buffer and calls try_send: one copy more than a
+  // transport that lets the writer fill its own buffer (shm writes into the ring record).
+  virtual bool try_send_packed(int peer, const WireHeader& header, size_t n, PayloadWriter& writer) {
+    thread_local std::vector<std::byte> scratch;
+    if (scratch.size() < n) scratch.resize(n);
+    writer.write(scratch.data(), n);
+    return try_send(peer, header, {scratch.data(), n});
+  }
 
   // Runs the transport once; returns how many messages/completions it handled.
   virtual int progress(MessageSink& sink) = 0;
