@@ -716,13 +716,26 @@ template <bool Pack>
 void element_part(uintptr_t base, const Type& t, int64_t from, int64_t n, char* stream) {
   const Stride s = stride_of(t);
   if (s.n >= 1) {
-    // Regular blocks: go straight to the one holding `from`.
-    for (int64_t i = from / s.len, within = from % s.len; n > 0; ++i, within = 0) {
+    // Regular blocks: straight to the one holding `from`; a part block at each end, the whole
+    // blocks between through the fixed-size gather/scatter loops (a vector of one element with
+    // many blocks, as OSU's -D vect sends, is all middle).
+    int64_t i = from / s.len;
+    const int64_t within = from % s.len;
+    if (within) {
       const int64_t m = std::min(n, s.len - within);
       move_part<Pack>(stream, add(base, s.first + static_cast<MPI_Aint>(i) * s.stride + within), m);
       stream += m;
       n -= m;
+      ++i;
     }
+    const int64_t whole = n / s.len;
+    const uintptr_t at = add(base, s.first + static_cast<MPI_Aint>(i) * s.stride);
+    if constexpr (Pack) gather(stream, at, whole, s.stride, s.len);
+    else scatter(stream, at, whole, s.stride, s.len);
+    stream += whole * s.len;
+    n -= whole * s.len;
+    i += whole;
+    if (n) move_part<Pack>(stream, add(base, s.first + static_cast<MPI_Aint>(i) * s.stride), n);
     return;
   }
   for (const Block& b : t.blocks) {
