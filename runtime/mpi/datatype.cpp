@@ -1177,6 +1177,15 @@ void unpack(const void* in, int64_t bytes, void* outbuf, int64_t count, const Ty
   }
 }
 
+namespace {
+// The layout of a packed message of (buf, datatype): keeps a derived type alive until it completes.
+void describe(TypeLayout* layout, const void* buf, const Entry& t, MPI_Datatype datatype) {
+  layout->buf = buf;
+  layout->type = &t;
+  if (!t.predefined) layout->keep = shared_entry_of(datatype);
+}
+}  // namespace
+
 int SendView::init(const void* buf, int64_t n, MPI_Datatype datatype, const char* func, MPI_Comm comm,
                    bool allow_packed) {
   owned.reset();
@@ -1210,9 +1219,7 @@ int SendView::init(const void* buf, int64_t n, MPI_Datatype datatype, const char
   }
   if (allow_packed) {
     packed = true;
-    layout.buf = buf;
-    layout.type = &t;
-    if (!t.predefined) layout.keep = shared_entry_of(datatype);
+    describe(&layout, buf, t, datatype);
     data = nullptr;
     return MPI_SUCCESS;
   }
@@ -1265,9 +1272,7 @@ int RecvView::init(void* buf, int64_t n, MPI_Datatype datatype, const char* func
   }
   if (allow_packed) {
     packed = true;
-    layout.buf = buf;
-    layout.type = &t;
-    if (!t.predefined) layout.keep = shared_entry_of(datatype);
+    describe(&layout, buf, t, datatype);
     data = nullptr;
     return MPI_SUCCESS;
   }

@@ -208,6 +208,7 @@ class World final : public transport::MessageSink {
   bool split_copy_applies(const Peer& p, uint64_t n, uint64_t length) const {
     return p.remote_read && p.remote_write && p.split_min && n >= p.split_min && n == length;
   }
+  void ask_for_stream(Request* r, int source);  // CTS: the sender streams from offset 0
   void start_split_receive(Request* r, int source);
   void finish_split_receive(Request* r);
   void on_split_write_done(Request* s, bool ok);

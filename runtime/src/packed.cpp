@@ -34,25 +34,6 @@ struct LayoutWriter final : transport::PayloadWriter {
 
 int World::isend_packed(uint32_t context, const Comm* comm, int dest, int tag, const xmsgi_layout* layout,
                         uint64_t len, Request** out, const char* func, bool synchronous) {
-  if (dest == rank_) {
-    // The matching receive may be contiguous or packed: hand it the packed stream.
-    std::vector<std::byte> stream(len);
-    if (len) layout->pack(0, stream.data(), len);
-    Request* r = new_request(ReqType::kSend);
-    r->context = context;
-    r->comm = comm;
-    r->peer = dest;
-    r->tag = tag;
-    r->bytes = len;
-    *out = r;
-    on_message(header(context, tag, MessageKind::kEager, len), stream);
-    complete(r, XMSG_SUCCESS);
-    return XMSG_SUCCESS;
-  }
-  if (dead_[dest]) {
-    *out = nullptr;
-    return peer_failed_error(func, comm, dest);
-  }
   Request* r = new_request(ReqType::kSend);
   r->context = context;
   r->comm = comm;
@@ -62,6 +43,19 @@ int World::isend_packed(uint32_t context, const Comm* comm, int dest, int tag, c
   r->bytes = len;
   r->handle = {};
   *out = r;
+  if (dest == rank_) {
+    // The matching receive may be contiguous or packed: hand it the packed stream.
+    std::vector<std::byte> stream(len);
+    if (len) layout->pack(0, stream.data(), len);
+    on_message(header(context, tag, MessageKind::kEager, len), stream);
+    complete(r, XMSG_SUCCESS);
+    return XMSG_SUCCESS;
+  }
+  if (dead_[dest]) {
+    release(r);
+    *out = nullptr;
+    return peer_failed_error(func, comm, dest);
+  }
   Peer& p = peers_[dest];
   if (len <= p.eager_limit && !synchronous) {
     r->stage = SendStage::kEager;
@@ -93,8 +87,8 @@ void World::unpack_eager(Request* r, std::span<const std::byte> payload) {
 // them in place); a contiguous sender's buffer is read chunk by chunk into a bounce buffer
 // and unpacked from there (over tcp the first chunk takes the head pushed behind the RTS).
 void World::start_packed_receive(Request* r, int source, bool sender_packed) {
-  r->offset = 0;
   if (!sender_packed && peers_[source].remote_read) {
+    r->offset = 0;
     r->bounce.reset(new std::byte[std::min(kPackedChunk, r->status_bytes)]);
     r->read_done.req = r;
     r->read_done.world = this;
@@ -104,8 +98,7 @@ void World::start_packed_receive(Request* r, int source, bool sender_packed) {
     read_packed_chunks(r);
     return;
   }
-  send_control(source, MessageKind::kRendezvousCts,
-               protocol::RendezvousCts{r->remote_req, reinterpret_cast<uint64_t>(r)});
+  ask_for_stream(r, source);
 }
 
 // Reads chunk after chunk while the transport completes them inside read_remote() (CMA);
@@ -136,9 +129,7 @@ void World::on_packed_chunk_read(Request* r, bool ok) {
     }
     // The read was refused (CMA not permitted): the sender streams the whole message instead.
     peers_[source].remote_read = false;
-    r->offset = 0;
-    send_control(source, MessageKind::kRendezvousCts,
-                 protocol::RendezvousCts{r->remote_req, reinterpret_cast<uint64_t>(r)});
+    ask_for_stream(r, source);
     return;
   }
   const uint64_t n = std::min(kPackedChunk, r->status_bytes - r->offset);

@@ -59,9 +59,7 @@ void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t l
     p.transport->read_remote(source, r->handle, 0, {static_cast<std::byte*>(r->buf), n}, r->read_done);
     return;
   }
-  r->offset = 0;
-  send_control(source, MessageKind::kRendezvousCts,
-               protocol::RendezvousCts{r->remote_req, reinterpret_cast<uint64_t>(r)});
+  ask_for_stream(r, source);
 }
 
 void World::on_read_done(Request* r, bool ok, const std::string&) {
@@ -78,6 +76,11 @@ void World::on_read_done(Request* r, bool ok, const std::string&) {
   // The remote read was refused (e.g. CMA not permitted): let the sender stream the data.
   // (A packed receive's chunks come back through on_packed_chunk_read, which does the same.)
   peers_[source].remote_read = false;
+  ask_for_stream(r, source);
+}
+
+// The receiver has the sender stream the whole message as DATA fragments (on_data takes them).
+void World::ask_for_stream(Request* r, int source) {
   r->offset = 0;
   send_control(source, MessageKind::kRendezvousCts,
                protocol::RendezvousCts{r->remote_req, reinterpret_cast<uint64_t>(r)});
