@@ -8,6 +8,7 @@
 //               (backpressure must come: a transport that buffers without bound fails), then
 //               goes on with progress; per peer every message arrives once, in order, every byte
 //               as it was when try_send() returned (the sender overwrites its buffer at once);
+//               every third message goes through try_send_packed, its writer filling in place;
 //               some go to receives posted through the sink (claim_eager): whole, truncated, the
 //               guard bytes around them untouched, on_eager_landed once, nothing later from that
 //               peer before it
@@ -94,6 +95,20 @@ struct Stream {  // what one peer sent in one context, as seen here
   uint64_t arrived = 0;
   bool ended = false;
   uint64_t announced = 0;
+};
+
+// try_send_packed's writer: the pattern the receiver checks, written in place.
+struct PatternWriter final : transport::PayloadWriter {
+  uint32_t source, context;
+  int32_t tag;
+  size_t size;
+  int calls = 0;
+  PatternWriter(uint32_t s, uint32_t c, int32_t t, size_t n) : source(s), context(c), tag(t), size(n) {}
+  void write(std::byte* dst, size_t n) override {
+    check(n == size, "try_send_packed asked its writer for " + str(n) + " bytes of a " + str(size) + "-byte payload");
+    ++calls;
+    fill(std::span(dst, n), source, context, tag);
+  }
 };
 
 // A receive posted through claim_eager: the message's bytes (or their first part) land here.
@@ -286,7 +301,17 @@ void Contract::flood() {
     const int32_t tag = next[peer];
     std::span<std::byte> payload(buffer.data(), size_of(tag));
     fill(payload, static_cast<uint32_t>(rank_), kFlood, tag);
-    const bool accepted = t_.try_send(peer, header(kFlood, tag, payload.size()), payload);
+    // Every third message through try_send_packed: the writer produces the same bytes in place,
+    // in order with the others; it is asked for exactly the payload, and at least once when
+    // the message is accepted.
+    bool accepted;
+    if (tag % 3 == 2) {
+      PatternWriter writer(static_cast<uint32_t>(rank_), kFlood, tag, payload.size());
+      accepted = t_.try_send_packed(peer, header(kFlood, tag, payload.size()), payload.size(), writer);
+      check(!accepted || writer.calls > 0, "try_send_packed accepted a message without calling its writer");
+    } else {
+      accepted = t_.try_send(peer, header(kFlood, tag, payload.size()), payload);
+    }
     // Payload lifetime: what try_send accepted was copied; the caller may scribble at once.
     std::fill(buffer.begin(), buffer.end(), std::byte{0xEE});
     if (accepted) ++next[peer];

@@ -24,6 +24,7 @@ namespace xmsg::verbs {
 using xmsg::transport::Capabilities;
 using xmsg::transport::MemoryHandle;
 using xmsg::transport::MessageSink;
+using xmsg::transport::PayloadWriter;
 using xmsg::transport::ReadCompletion;
 using xmsg::transport::TransportError;
 using xmsg::transport::WireHeader;
@@ -681,14 +682,15 @@ void VerbsTransport::connect_eager(std::span<const int> peers, bool own_nodes) {
   boot_.fence(false);
 }
 
-bool VerbsTransport::try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) {
+template <class Fill>
+bool VerbsTransport::send_into_slot(int peer, const WireHeader& header, std::size_t n, Fill&& fill) {
   Route* found = route_to(peer);
   if (found == nullptr) {
     throw TransportError("verbs: try_send to rank " + std::to_string(peer) + ", which is not a verbs peer of rank " +
                          std::to_string(rank_));
   }
-  if (payload.size() > capabilities().max_eager_payload) {
-    throw TransportError("verbs: try_send of " + std::to_string(payload.size()) + " bytes exceeds max_eager_payload " +
+  if (n > capabilities().max_eager_payload) {
+    throw TransportError("verbs: try_send of " + std::to_string(n) + " bytes exceeds max_eager_payload " +
                          std::to_string(capabilities().max_eager_payload));
   }
   Route& route = *found;
@@ -702,11 +704,11 @@ bool VerbsTransport::try_send(int peer, const WireHeader& header, std::span<cons
   free_send_slots_.pop_back();
   std::byte* buffer = send_slab_.data() + static_cast<std::size_t>(slot) * limits_.eager_buffer_bytes;
   std::memcpy(buffer, &header, sizeof header);
-  if (!payload.empty()) std::memcpy(buffer + sizeof header, payload.data(), payload.size());
+  fill(buffer + sizeof header);
 
   ibv_sge sge{};
   sge.addr = reinterpret_cast<std::uint64_t>(buffer);
-  sge.length = static_cast<std::uint32_t>(sizeof header + payload.size());
+  sge.length = static_cast<std::uint32_t>(sizeof header + n);
   sge.lkey = send_mr_->lkey();
   ibv_send_wr wr{};
   wr.wr_id = make_wr_id(kSend, static_cast<std::uint64_t>(slot));
@@ -725,6 +727,18 @@ bool VerbsTransport::try_send(int peer, const WireHeader& header, std::span<cons
   ++qp.outstanding;
   send_slot_owner_[static_cast<std::size_t>(slot)] = {peer, route.qp_index};
   return true;
+}
+
+bool VerbsTransport::try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) {
+  return send_into_slot(peer, header, payload.size(), [&](std::byte* dst) {
+    if (!payload.empty()) std::memcpy(dst, payload.data(), payload.size());
+  });
+}
+
+// The writer packs straight into the registered send slot: the datatype engine's pieces reach
+// the wire with no copy between the user's buffer and the SEND.
+bool VerbsTransport::try_send_packed(int peer, const WireHeader& header, size_t n, PayloadWriter& writer) {
+  return send_into_slot(peer, header, n, [&](std::byte* dst) { writer.write(dst, n); });
 }
 
 void VerbsTransport::fail_peer(int peer, const std::string& reason, MessageSink* sink) {

@@ -10,6 +10,7 @@
 //          -> move each QP to RTR/RTS from its counterpart's record -> fence.
 // try_send(): copies header + payload into a registered send slot and posts a SEND (XRC: naming
 //             the destination rank's SRQ number). False when no slot or send-queue room is free.
+//             try_send_packed() lets the datatype engine pack into the slot instead.
 // progress(): one CQ poll: receives go to the sink and their buffer straight back to the SRQ,
 //             send completions free slots, READ completions finish rendezvous reads, error
 //             completions become on_peer_failure naming the device and the peer.
@@ -66,6 +67,8 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   // options.carries_same_node_pairs: every rank is planned as its own node.
   void connect(std::span<const int> peers, const xmsg::transport::ConnectOptions& options) override;
   bool try_send(int peer, const xmsg::transport::WireHeader& header, std::span<const std::byte> payload) override;
+  bool try_send_packed(int peer, const xmsg::transport::WireHeader& header, size_t n,
+                       xmsg::transport::PayloadWriter& writer) override;
   int progress(xmsg::transport::MessageSink& sink) override;
   xmsg::transport::MemoryHandle expose(const void* buffer, size_t length) override;
   void release(const xmsg::transport::MemoryHandle& handle) override;
@@ -86,6 +89,10 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   const Device& device() const { return device_; }
 
  private:
+  // try_send's body: claims a send slot, writes the header, lets `fill` write the n payload bytes
+  // behind it and posts the SEND.
+  template <class Fill>
+  bool send_into_slot(int peer, const xmsg::transport::WireHeader& header, std::size_t n, Fill&& fill);
   // Lazy wire-up: where a QP's own connection stands. Eager QPs are `up` from connect() on.
   enum class LinkState : std::uint8_t { requesting, up, failed };
   struct QpState {

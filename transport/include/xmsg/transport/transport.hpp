@@ -165,10 +165,13 @@ class Transport {
 
   virtual bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) = 0;
 
-  // try_send of an `n`-byte payload that `writer` produces in place, once the transport has
-  // room for it (false: no room, and the writer was not called). Same ordering and limits as
-  // try_send. The default packs into a scratch buffer and calls try_send: one copy more than a
-  // transport that lets the writer fill its own buffer (shm writes into the ring record).
+  // try_send of an `n`-byte payload that `writer` produces in place (same ordering, limits and
+  // error rules as try_send; the two may be mixed on one peer). The writer may have been called
+  // even when the answer is false (no room): a retry calls it again, so it must produce the same
+  // bytes every time. The default packs into a scratch buffer and calls try_send: one copy more
+  // than a transport that lets the writer fill its own buffer (shm: the ring record or mailbox
+  // slot; verbs: the registered send slot). tcp keeps the default: the kernel copies out of
+  // whatever buffer it is given, so packing into the socket's queue would save nothing.
   virtual bool try_send_packed(int peer, const WireHeader& header, size_t n, PayloadWriter& writer) {
     thread_local std::vector<std::byte> scratch;
     if (scratch.size() < n) scratch.resize(n);
