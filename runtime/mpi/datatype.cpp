@@ -123,6 +123,8 @@ constexpr int kFirstDerived = 64;
 
 struct Table {
   std::vector<std::shared_ptr<Entry>> entries;
+  // Freed while messages in flight still use them (TypePin); each goes with its last pin.
+  std::vector<std::shared_ptr<Entry>> parked;
   Table();
 };
 
@@ -1154,6 +1156,12 @@ void TypeLayout::unpack(uint64_t offset, const void* src, uint64_t n) const {
   unpack_range(src, *type, static_cast<int64_t>(offset), static_cast<int64_t>(n), const_cast<void*>(buf));
 }
 
+void unpark_type(const Type* type) {
+  auto& parked = table().parked;
+  auto it = std::find_if(parked.begin(), parked.end(), [&](const auto& e) { return e.get() == type; });
+  if (it != parked.end()) parked.erase(it);
+}
+
 void pack(const void* inbuf, int64_t count, const Type& type, void* out) {
   pack_elements(addr(inbuf), count, type, static_cast<char*>(out));
 }
@@ -1178,11 +1186,11 @@ void unpack(const void* in, int64_t bytes, void* outbuf, int64_t count, const Ty
 }
 
 namespace {
-// The layout of a packed message of (buf, datatype): keeps a derived type alive until it completes.
-void describe(TypeLayout* layout, const void* buf, const Entry& t, MPI_Datatype datatype) {
+// The layout of a packed message of (buf, t): pins a derived type until the message completes.
+void describe(TypeLayout* layout, const void* buf, const Entry& t) {
   layout->buf = buf;
   layout->type = &t;
-  if (!t.predefined) layout->keep = shared_entry_of(datatype);
+  if (!t.predefined) layout->keep = TypePin(&t);
 }
 }  // namespace
 
@@ -1219,7 +1227,7 @@ int SendView::init(const void* buf, int64_t n, MPI_Datatype datatype, const char
   }
   if (allow_packed) {
     packed = true;
-    describe(&layout, buf, t, datatype);
+    describe(&layout, buf, t);
     data = nullptr;
     return MPI_SUCCESS;
   }
@@ -1272,7 +1280,7 @@ int RecvView::init(void* buf, int64_t n, MPI_Datatype datatype, const char* func
   }
   if (allow_packed) {
     packed = true;
-    describe(&layout, buf, t, datatype);
+    describe(&layout, buf, t);
     data = nullptr;
     return MPI_SUCCESS;
   }
@@ -1282,7 +1290,7 @@ int RecvView::init(void* buf, int64_t n, MPI_Datatype datatype, const char* func
     return fail(MPI_ERR_NO_MEM, func, comm, "no memory to receive %lld bytes", static_cast<long long>(bytes));
   }
   // The type outlives a MPI_Type_free the program may call before the receive completes.
-  if (!t.predefined) keep = shared_entry_of(datatype);
+  if (!t.predefined) keep = TypePin(&t);
   data = owned.get();
   return MPI_SUCCESS;
 }
@@ -1793,6 +1801,10 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   const MPI_Datatype h = *datatype;
   std::shared_ptr<Entry> keep = table().entries[static_cast<size_t>(h)];
   int rc = delete_attributes(AttrKind::kType, h, &keep->attrs);
+  if (keep->pins > 0) {
+    keep->parked = true;
+    table().parked.push_back(keep);
+  }
   table().entries[static_cast<size_t>(h)].reset();
   *datatype = MPI_DATATYPE_NULL;
   if (rc != MPI_SUCCESS)

@@ -147,6 +147,42 @@ struct Type {
   std::vector<MPI_Datatype> types;
   std::string name;
   AttrMap attrs;
+  // Messages in flight that use this type (TypePin); MPI_Type_free of a pinned type parks it
+  // until the last pin goes. Meaningless in the copies schedules keep (never pinned).
+  mutable int64_t pins = 0;
+  mutable bool parked = false;
+};
+
+// Called by the last TypePin of a type MPI_Type_free parked: the type goes (datatype.cpp).
+void unpark_type(const Type* type);
+
+// Keeps a derived type usable until the message that uses it completes, although the program
+// may free it first (MPI_Type_free). A plain count, not a shared_ptr: the MPI layer runs on one
+// thread at a time (MPI_THREAD_FUNNELED), and the shared_ptr's atomic count, taken per message
+// on both sides, cost ~5 % of 64-byte windowed bandwidth (docs/results/2026-12-03-packed).
+class TypePin {
+ public:
+  TypePin() = default;
+  explicit TypePin(const Type* t) : t_(t) {
+    if (t_) ++t_->pins;
+  }
+  TypePin(const TypePin& o) : TypePin(o.t_) {}
+  TypePin& operator=(const TypePin& o) {
+    if (this != &o) {
+      reset();
+      t_ = o.t_;
+      if (t_) ++t_->pins;
+    }
+    return *this;
+  }
+  ~TypePin() { reset(); }
+  void reset() {
+    if (t_ && --t_->pins == 0 && t_->parked) unpark_type(t_);
+    t_ = nullptr;
+  }
+
+ private:
+  const Type* t_ = nullptr;
 };
 
 // The type of a handle (predefined or derived), nullptr when invalid or freed.
@@ -180,8 +216,7 @@ Staging staging_buffer(int64_t bytes);
 struct TypeLayout final : xmsgi_layout {
   const void* buf = nullptr;
   const Type* type = nullptr;
-  // Keeps a derived `type` alive until the message completes (MPI_Type_free may come first).
-  std::shared_ptr<const void> keep;
+  TypePin keep;  // a derived `type` (MPI_Type_free may come before the message completes)
   void pack(uint64_t offset, void* dst, uint64_t n) const override;
   void unpack(uint64_t offset, const void* src, uint64_t n) const override;
 };
@@ -210,8 +245,7 @@ struct RecvView {
   int64_t user_count = 0;
   const Type* type = nullptr;
   Staging owned;
-  // Keeps a derived `type` alive until the view goes (MPI_Type_free may come before finish).
-  std::shared_ptr<const void> keep;
+  TypePin keep;  // a derived `type` until the view goes (MPI_Type_free may come before finish)
   bool packed = false;  // as SendView's: received with xmsgi_irecv_packed, finish() has nothing to do
   TypeLayout layout;
   int init(void* buf, int64_t count, MPI_Datatype datatype, const char* func, MPI_Comm comm,
