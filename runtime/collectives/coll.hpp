@@ -5,9 +5,12 @@
 
 #include <xmsg/xmsg.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "node_profile.hpp"
@@ -38,6 +41,7 @@ enum Tag : int {
   kTagAllgather = 7 << 10,
   kTagAlltoall = 8 << 10,
   kTagNodeRegion = 9 << 10,  // setting up a communicator's shared-memory region
+  kTagSizeNotice = 10 << 10,  // a stalled collective's byte count (SizeNotices)
 };
 
 // Asked by Step::wait, once a wait has lasted (every 256 polls), whether to give up on it: a
@@ -54,6 +58,43 @@ class StallCheck {
 // The one in force on this thread, or nullptr.
 StallCheck*& active_stall_check();
 
+// One collective call's record of a size disagreement (ranks that passed different counts or
+// datatypes: erroneous per MPI, an easy mistake). A step that meets a message of another length
+// notes XMSG_ERR_TRUNCATE here and lets the algorithm go on instead of returning: every rank then
+// finishes every step of a schedule whose shape the sizes do not change, where returning at once
+// left the peers of its later steps waiting forever (over tcp, or without a node region). The
+// collective returns the error at its end (result()). From then on the rank's sends in that
+// collective go one byte short (Step::send), so a rank that receives only forwarded data (a
+// ring's, a tree's, a node leader's) finds the disagreement too instead of returning success
+// with the wrong bytes.
+class SizeDisagreement {
+ public:
+  SizeDisagreement() : outer_(std::exchange(current(), this)) {}
+  ~SizeDisagreement() { current() = outer_; }
+  SizeDisagreement(const SizeDisagreement&) = delete;
+  SizeDisagreement& operator=(const SizeDisagreement&) = delete;
+  // The first disagreement is the one reported.
+  void note(const char* message) {
+    if (!seen_) seen_ = true, message_ = message;
+  }
+  bool seen() const { return seen_; }
+  // `error` of the algorithm, or the disagreement it went on past.
+  int result(int error) const;
+  static SizeDisagreement*& current();
+
+ private:
+  SizeDisagreement* outer_;
+  bool seen_ = false;
+  std::string message_;
+};
+
+// Runs one collective algorithm (a callable returning an xmsg error) under a SizeDisagreement.
+template <class Run>
+int run_noting_disagreement(Run&& run) {
+  SizeDisagreement disagreement;
+  return disagreement.result(run());
+}
+
 // The sends and receives of one step of an algorithm; wait() completes all of them and
 // returns the first error. The destructor waits too, so no request outlives its buffers.
 class Step {
@@ -65,7 +106,8 @@ class Step {
 
   void send(const void* buf, int64_t bytes, int peer, int tag);
   // A receive of exactly `bytes`: a message of another length (ranks disagreeing on counts or
-  // datatypes) makes wait() return XMSG_ERR_TRUNCATE naming the sender, never wrong data.
+  // datatypes) makes wait() return XMSG_ERR_TRUNCATE naming the sender, never wrong data; under
+  // a SizeDisagreement wait() notes it there and returns success, so the algorithm goes on.
   void recv(void* buf, int64_t bytes, int peer, int tag);
   int wait();
 
@@ -237,7 +279,48 @@ int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
 // algorithm then sees the mismatch instead of waiting for a post that never comes, and this
 // rank's point-to-point waits look for such a post (StallCheck) instead of waiting for messages
 // that never come. Numbering every collective alike also keeps the ranks' region sequence in
-// step after such an error. With `s` null it does nothing.
+// step after such an error. With `s` null, on a whole communicator, its waits exchange
+// SizeNotices instead once they stall.
+// Forgets a freed communicator's collective count (SizeNotices).
+void forget_collective_count(xmsg_comm_t comm);
+
+// What a stalled point-to-point collective tells the other ranks (size_notice.cpp).
+struct SizeNotice {
+  uint64_t collective;  // the collective's number on the communicator (SizeNotices::begin)
+  int64_t bytes;        // the byte count this rank passed
+  uint64_t call;        // fingerprint of the collective's name
+};
+
+// The StallCheck of a point-to-point algorithm on a whole communicator without a node region:
+// after a wait has lasted 500 ms, sends this rank's SizeNotice to every other rank and reads
+// theirs; one of this collective with another byte count or call ends the wait with
+// XMSG_ERR_TRUNCATE naming the rank (size_notice.cpp has the rules and the costs).
+class SizeNotices {
+ public:
+  SizeNotices(const Comm& c, int64_t bytes, const char* func);
+  ~SizeNotices();
+  SizeNotices(const SizeNotices&) = delete;
+  SizeNotices& operator=(const SizeNotices&) = delete;
+  // The algorithm starts: takes the communicator's next collective number. Every point-to-point
+  // algorithm on a whole communicator without a region calls it, and the ranks of a correct
+  // program take the same paths, so they number their collectives alike.
+  void begin();
+  int check();
+
+ private:
+  void send_ours(int only_to);
+  int compare(int from, const SizeNotice& n);
+
+  const Comm& c_;
+  int64_t bytes_;
+  const char* func_;
+  uint64_t collective_ = 0;
+  bool stalled_ = false, reading_ = false, sent_ = false;
+  std::chrono::steady_clock::time_point since_{};
+  xmsg_request_t receive_ = XMSG_REQUEST_NULL;
+  SizeNotice incoming_{};
+};
+
 class PostedSize final : public StallCheck {
  public:
   PostedSize(NodeShm* s, const Comm& c, int64_t bytes, const char* func);
@@ -252,7 +335,9 @@ class PostedSize final : public StallCheck {
   int64_t bytes_;
   const char* func_;
   uint64_t seq_ = 0;
+  bool installed_ = false;
   StallCheck* outer_ = nullptr;
+  SizeNotices notices_;
 };
 
 int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,

@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "coll.hpp"
 #include "xmsg_internal.h"
@@ -112,6 +113,7 @@ void Step::add(xmsg_request_t request, int64_t expected_bytes) {
 
 void Step::send(const void* buf, int64_t bytes, int peer, int tag) {
   static const char empty = 0;
+  if (bytes > 0 && SizeDisagreement::current() && SizeDisagreement::current()->seen()) --bytes;  // passes it on
   xmsg_request_t request = XMSG_REQUEST_NULL;
   int e = xmsgi_coll_isend(bytes > 0 ? buf : &empty, bytes, comm_.real(peer), tag, comm_.handle, &request);
   if (e != XMSG_SUCCESS) {
@@ -145,28 +147,52 @@ int Step::wait() {
     bool withdrawn = false;
     int e = check ? wait_all_checked(count_, requests, statuses, *check, &withdrawn)
                   : xmsg_waitall(count_, requests, statuses);
-    if (e != XMSG_SUCCESS && error_ == XMSG_SUCCESS) error_ = e;
     if (withdrawn) {  // the statuses say nothing
+      if (e != XMSG_SUCCESS && error_ == XMSG_SUCCESS) error_ = e;
       count_ = 0;
       more_.clear();
       more_expected_.clear();
       return error_;
     }
     // A shorter message than expected is no p2p error, but in a collective it means the ranks
-    // disagree on the count or the datatype: the rest of the buffer would hold stale bytes.
-    for (int i = 0; i < count_ && error_ == XMSG_SUCCESS; ++i) {
-      if (expected[i] < 0 || statuses[i].error != XMSG_SUCCESS || statuses[i].bytes == expected[i]) continue;
-      error_ = fail(XMSG_ERR_TRUNCATE,
-                    "collective: rank %d sent %lld bytes where rank %d expected %lld: the ranks passed different "
+    // disagree on the count or the datatype: the rest of the buffer would hold stale bytes. A
+    // longer one the runtime truncated. Either is a disagreement; any other error ends the step.
+    char disagreement[256] = "";
+    bool other_error = false;
+    for (int i = 0; i < count_; ++i) {
+      const xmsg_status_t& st = statuses[i];
+      const bool longer = st.error == XMSG_ERR_TRUNCATE;
+      if (st.error != XMSG_SUCCESS && !longer) other_error = true;
+      if (expected[i] < 0 || (st.error == XMSG_SUCCESS && st.bytes == expected[i]) || (st.error && !longer) ||
+          disagreement[0])
+        continue;
+      std::snprintf(disagreement, sizeof disagreement,
+                    "collective: rank %d sent %s bytes where rank %d expected %lld: the ranks passed different "
                     "counts or datatypes",
-                    statuses[i].source, static_cast<long long>(statuses[i].bytes), comm_.rank,
+                    st.source, longer ? "more" : std::to_string(st.bytes).c_str(), comm_.rank,
                     static_cast<long long>(expected[i]));
+    }
+    if (e != XMSG_SUCCESS && (other_error || !disagreement[0])) {
+      if (error_ == XMSG_SUCCESS) error_ = e;
+    } else if (disagreement[0] && error_ == XMSG_SUCCESS) {
+      if (SizeDisagreement* d = SizeDisagreement::current()) d->note(disagreement);
+      else error_ = fail(XMSG_ERR_TRUNCATE, "%s", disagreement);
     }
     count_ = 0;
     more_.clear();
     more_expected_.clear();
   }
   return error_;
+}
+
+SizeDisagreement*& SizeDisagreement::current() {
+  static thread_local SizeDisagreement* current = nullptr;
+  return current;
+}
+
+int SizeDisagreement::result(int error) const {
+  if (error != XMSG_SUCCESS || !seen_) return error;
+  return fail(XMSG_ERR_TRUNCATE, "%s", message_.c_str());
 }
 
 int sendrecv(const Comm& comm, const void* sbuf, int64_t sbytes, int dest, void* rbuf, int64_t rbytes, int source,

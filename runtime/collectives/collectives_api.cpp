@@ -95,6 +95,13 @@ int check_match(const char* func, int64_t send_bytes, int64_t recv_bytes) {
 
 }  // namespace
 
+// xmsgi_guard for a collective: its algorithm runs under a SizeDisagreement (coll.hpp), so
+// ranks that passed different counts all finish the schedule and return XMSG_ERR_TRUNCATE.
+template <class Body>
+int collective(const char* func, Body&& body) {
+  return xmsgi_guard(func, [&]() -> int { return run_noting_disagreement(body); });
+}
+
 #define XMSG_TRY(expr)          \
   do {                          \
     if (int e_ = (expr)) return e_; \
@@ -103,7 +110,7 @@ int check_match(const char* func, int64_t send_bytes, int64_t recv_bytes) {
 extern "C" {
 
 int xmsg_barrier(xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_barrier", [&]() -> int {
+  return collective("xmsg_barrier", [&]() -> int {
     Comm c;
     XMSG_TRY(check_comm(comm, "xmsg_barrier", &c));
     if (c.size == 1) return XMSG_SUCCESS;
@@ -112,7 +119,7 @@ int xmsg_barrier(xmsg_comm_t comm) {
 }
 
 int xmsg_bcast(void* buf, int64_t count, xmsg_datatype_t datatype, int root, xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_bcast", [&]() -> int {
+  return collective("xmsg_bcast", [&]() -> int {
     const char* f = "xmsg_bcast";
     Comm c;
     size_t es = 0;
@@ -130,7 +137,7 @@ int xmsg_bcast(void* buf, int64_t count, xmsg_datatype_t datatype, int root, xms
 
 int xmsg_reduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datatype_t datatype, xmsg_op_t op, int root,
                 xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_reduce", [&]() -> int {
+  return collective("xmsg_reduce", [&]() -> int {
     const char* f = "xmsg_reduce";
     Comm c;
     size_t es = 0;
@@ -159,7 +166,7 @@ int xmsg_reduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datatype
 
 int xmsg_allreduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datatype_t datatype, xmsg_op_t op,
                    xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_allreduce", [&]() -> int {
+  return collective("xmsg_allreduce", [&]() -> int {
     const char* f = "xmsg_allreduce";
     Comm c;
     size_t es = 0;
@@ -183,7 +190,7 @@ int xmsg_allreduce(const void* sendbuf, void* recvbuf, int64_t count, xmsg_datat
 
 int xmsg_reduce_scatter(const void* sendbuf, void* recvbuf, const int64_t recvcounts[], xmsg_datatype_t datatype,
                         xmsg_op_t op, xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_reduce_scatter", [&]() -> int {
+  return collective("xmsg_reduce_scatter", [&]() -> int {
     const char* f = "xmsg_reduce_scatter";
     Comm c;
     size_t es = 0;
@@ -217,7 +224,7 @@ int xmsg_reduce_scatter(const void* sendbuf, void* recvbuf, const int64_t recvco
 
 int xmsg_gather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
                 xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_gather", [&]() -> int {
+  return collective("xmsg_gather", [&]() -> int {
     const char* f = "xmsg_gather";
     Comm c;
     size_t ses = 0, res = 0;
@@ -246,7 +253,7 @@ int xmsg_gather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype
 int xmsg_gatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf,
                  const int64_t recvcounts[], const int64_t displs[], xmsg_datatype_t recvtype, int root,
                  xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_gatherv", [&]() -> int {
+  return collective("xmsg_gatherv", [&]() -> int {
     const char* f = "xmsg_gatherv";
     Comm c;
     size_t ses = 0, res = 0;
@@ -273,7 +280,7 @@ int xmsg_gatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtyp
 
 int xmsg_scatter(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
                  xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_scatter", [&]() -> int {
+  return collective("xmsg_scatter", [&]() -> int {
     const char* f = "xmsg_scatter";
     Comm c;
     size_t ses = 0, res = 0;
@@ -301,7 +308,7 @@ int xmsg_scatter(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtyp
 
 int xmsg_scatterv(const void* sendbuf, const int64_t sendcounts[], const int64_t displs[], xmsg_datatype_t sendtype,
                   void* recvbuf, int64_t recvcount, xmsg_datatype_t recvtype, int root, xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_scatterv", [&]() -> int {
+  return collective("xmsg_scatterv", [&]() -> int {
     const char* f = "xmsg_scatterv";
     Comm c;
     size_t ses = 0, res = 0;
@@ -328,7 +335,7 @@ int xmsg_scatterv(const void* sendbuf, const int64_t sendcounts[], const int64_t
 
 int xmsg_allgather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
                    xmsg_datatype_t recvtype, xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_allgather", [&]() -> int {
+  return collective("xmsg_allgather", [&]() -> int {
     const char* f = "xmsg_allgather";
     Comm c;
     size_t ses = 0, res = 0;
@@ -351,7 +358,7 @@ int xmsg_allgather(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendt
 
 int xmsg_allgatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf,
                     const int64_t recvcounts[], const int64_t displs[], xmsg_datatype_t recvtype, xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_allgatherv", [&]() -> int {
+  return collective("xmsg_allgatherv", [&]() -> int {
     const char* f = "xmsg_allgatherv";
     Comm c;
     size_t ses = 0, res = 0;
@@ -376,7 +383,7 @@ int xmsg_allgatherv(const void* sendbuf, int64_t sendcount, xmsg_datatype_t send
 
 int xmsg_alltoall(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendtype, void* recvbuf, int64_t recvcount,
                   xmsg_datatype_t recvtype, xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_alltoall", [&]() -> int {
+  return collective("xmsg_alltoall", [&]() -> int {
     const char* f = "xmsg_alltoall";
     Comm c;
     size_t ses = 0, res = 0;
@@ -406,7 +413,7 @@ int xmsg_alltoall(const void* sendbuf, int64_t sendcount, xmsg_datatype_t sendty
 int xmsg_alltoallv(const void* sendbuf, const int64_t sendcounts[], const int64_t sdispls[], xmsg_datatype_t sendtype,
                    void* recvbuf, const int64_t recvcounts[], const int64_t rdispls[], xmsg_datatype_t recvtype,
                    xmsg_comm_t comm) {
-  return xmsgi_guard("xmsg_alltoallv", [&]() -> int {
+  return collective("xmsg_alltoallv", [&]() -> int {
     const char* f = "xmsg_alltoallv";
     Comm c;
     size_t ses = 0, res = 0;

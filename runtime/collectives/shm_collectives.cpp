@@ -1302,24 +1302,31 @@ int shm_allgather_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
 }
 
 PostedSize::PostedSize(NodeShm* s, const Comm& c, int64_t bytes, const char* func)
-    : s_(s), c_(c), bytes_(bytes), func_(func) {
-  if (!s_) return;
-  seq_ = start(*s_);
-  pipe_post(*s_, c_, seq_, bytes_);  // no claim needed: see there
+    : s_(s), c_(c), bytes_(bytes), func_(func), notices_(c, bytes, func) {
+  if (s_) {
+    seq_ = start(*s_);
+    pipe_post(*s_, c_, seq_, bytes_);  // no claim needed: see there
+  } else if (c.members || c.size < 2 || c.handle < 0) {
+    return;  // a node-aware part: the whole communicator's check is in force already
+  } else {
+    notices_.begin();
+  }
+  installed_ = true;
   outer_ = std::exchange(active_stall_check(), this);
 }
 
 PostedSize::~PostedSize() {
-  if (!s_) return;
+  if (!installed_) return;
   active_stall_check() = outer_;
-  finish(*s_, c_, seq_, XMSG_SUCCESS);
+  if (s_) finish(*s_, c_, seq_, XMSG_SUCCESS);
 }
 
-int PostedSize::check() { return size_disagreement(*s_, c_, seq_, bytes_, func_); }
+int PostedSize::check() { return s_ ? size_disagreement(*s_, c_, seq_, bytes_, func_) : notices_.check(); }
 
 }  // namespace xmsg::coll
 
 void xmsgi_coll_comm_freed(xmsg_comm_t comm) {
   auto& states = xmsg::coll::by_comm();
   if (comm >= 0 && static_cast<size_t>(comm) < states.size()) states[static_cast<size_t>(comm)].reset();
+  xmsg::coll::forget_collective_count(comm);
 }

@@ -5,7 +5,7 @@
  * except where MPI leaves a rank no way to tell: a bcast's root and a reduce's non-roots only
  * send, and may succeed. Then the communicator must still work (the ranks' collectives stay
  * numbered alike): one correct allreduce. OP: allreduce (MPI_MAX: commutative),
- * allreduce-noncommutative (a user op), reduce, bcast, alltoall (BYTES per block). Prints one
+ * allreduce-noncommutative (a user op), reduce, bcast, alltoall, allgather (BYTES per block). Prints one
  * line per rank; exits 0 when all held. */
 #include <mpi.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ static void keep_left(void* in, void* inout, int* len, MPI_Datatype* type) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc != 4) {
-    fprintf(stderr, "usage: coll_algorithm_mismatch allreduce|allreduce-noncommutative|reduce|bcast|alltoall BYTES0 BYTES\n");
+    fprintf(stderr, "usage: coll_algorithm_mismatch allreduce|allreduce-noncommutative|reduce|bcast|alltoall|allgather BYTES0 BYTES\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char* op = argv[1];
@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
     may_succeed = rank == 0;
   } else if (strcmp(op, "alltoall") == 0) {
     rc = MPI_Alltoall(in, mine, MPI_BYTE, out, mine, MPI_BYTE, MPI_COMM_WORLD);
+  } else if (strcmp(op, "allgather") == 0) {
+    rc = MPI_Allgather(in, mine, MPI_BYTE, out, mine, MPI_BYTE, MPI_COMM_WORLD);
   } else {
     fprintf(stderr, "coll_algorithm_mismatch: unknown OP '%s'\n", op);
     MPI_Abort(MPI_COMM_WORLD, 2);
