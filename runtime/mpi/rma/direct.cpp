@@ -1,7 +1,10 @@
 // The direct path: windows whose memory is one segment mapped by every rank (allocate and
 // allocate_shared on one node). The origin loads and stores into the target's memory itself;
-// accumulates hold the segment's spin lock (AccGuard, in rma.hpp) for the copy and combine.
+// accumulates hold the segment's spin lock (AccGuard, in rma.hpp) for the copy and combine;
+// passive-target locks are words in the segment's control block.
 #include "rma.hpp"
+
+#include <atomic>
 
 namespace xmsg::mpi::rma {
 
@@ -66,6 +69,45 @@ void direct_accumulate(Window* w, const void* origin, int64_t ocount, const Type
     combine(src, cur.get(), bytes, tt.basic, op);
     unpack(cur.get(), bytes, at, tcount, tt);
   }
+}
+
+// ---- passive-target locks (a word per target rank) ----------------------------------------
+// Bit 63: held exclusive. Bit 62: an exclusive request waits, so no new shared holder enters
+// (shared holders coming and going cannot starve it). The rest: how many hold it shared.
+namespace {
+constexpr uint64_t kExclusive = uint64_t{1} << 63;
+constexpr uint64_t kExclusiveWaits = uint64_t{1} << 62;
+
+std::atomic<uint64_t>& lock_word(Window* w, int rank) {
+  return *reinterpret_cast<std::atomic<uint64_t>*>(reinterpret_cast<char*>(w->lock_words) +
+                                                   static_cast<int64_t>(rank) * kLockWordStride);
+}
+}  // namespace
+
+void direct_lock(Window* w, int rank, int lock_type) {
+  std::atomic<uint64_t>& word = lock_word(w, rank);
+  if (lock_type == MPI_LOCK_EXCLUSIVE) {
+    spin_until([&] {
+      uint64_t v = word.load(std::memory_order_relaxed);
+      if ((v & ~kExclusiveWaits) == 0)
+        return word.compare_exchange_strong(v, kExclusive, std::memory_order_acquire, std::memory_order_relaxed);
+      if (!(v & kExclusiveWaits)) word.fetch_or(kExclusiveWaits, std::memory_order_relaxed);
+      return false;
+    });
+    return;
+  }
+  spin_until([&] {
+    uint64_t v = word.load(std::memory_order_relaxed);
+    return !(v & (kExclusive | kExclusiveWaits)) &&
+           word.compare_exchange_strong(v, v + 1, std::memory_order_acquire, std::memory_order_relaxed);
+  });
+}
+
+void direct_unlock(Window* w, int rank, int lock_type) {
+  std::atomic<uint64_t>& word = lock_word(w, rank);
+  // Release: the epoch's stores are visible to whoever takes the lock next.
+  if (lock_type == MPI_LOCK_EXCLUSIVE) word.fetch_and(~kExclusive, std::memory_order_release);
+  else word.fetch_sub(1, std::memory_order_release);
 }
 
 }  // namespace xmsg::mpi::rma

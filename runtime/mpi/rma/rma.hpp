@@ -24,8 +24,8 @@
 // earlier from that origin was applied, because messages of one (source, tag) do not overtake.
 //
 // Windows whose memory this library allocates for ranks that all share a node live in one
-// mapped segment; there the origin moves the data itself (the direct path) and only the
-// synchronisation still travels as messages.
+// mapped segment; there the origin moves the data itself (the direct path) and takes the
+// target's lock in the segment; fence and PSCW still travel as messages.
 #pragma once
 
 #include "../mpi_impl.hpp"
@@ -148,6 +148,8 @@ struct Window {
   // origin, accumulates serialised by a spin lock in the segment's control block.
   bool direct = false;
   std::atomic<uint32_t>* acc_lock = nullptr;
+  // Direct path: each rank's passive-target lock word, a cache line apart (direct_lock).
+  std::atomic<uint64_t>* lock_words = nullptr;
   std::vector<Region> attached;  // dynamic
   std::string name;
   std::map<std::string, std::string> info;
@@ -284,5 +286,11 @@ void direct_get(Window* w, void* origin, int64_t ocount, const Type& ot, int ran
 void direct_accumulate(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
                        const Type* rt, int rank, MPI_Aint disp, int64_t tcount, const Type& tt, int64_t bytes,
                        MPI_Op op);
+// Passive-target locks of the direct path: the origin takes and releases target `rank`'s lock
+// word in the segment itself, so the target takes no part (one busy outside MPI delays no
+// origin). Waiting keeps every window's service and the runtime moving.
+constexpr int64_t kLockWordStride = 64;  // bytes between two ranks' lock words
+void direct_lock(Window* w, int rank, int lock_type);
+void direct_unlock(Window* w, int rank, int lock_type);
 
 }  // namespace xmsg::mpi::rma

@@ -34,6 +34,10 @@ int group_ranks(Window* w, MPI_Group group, const char* func, std::vector<int>* 
 // Asks target `rank` for a lock and waits until it is granted (the target's service answers
 // when no conflicting holder is left).
 int acquire(Window* w, int rank, int lock_type, const char* func) {
+  if (w->direct) {
+    direct_lock(w, rank, lock_type);
+    return MPI_SUCCESS;
+  }
   int32_t granted = 0;
   xmsg_request_t req = XMSG_REQUEST_NULL;
   Hdr h{};
@@ -281,8 +285,15 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
     return raise(w, MPI_ERR_RMA_SYNC, func, "rank %d of window %s is not locked by this process (no MPI_Win_lock)",
                  rank, win_name(w));
   const bool nocheck = it->second;
+  const int lock_type = w->lock_types[rank];
   w->locks.erase(it);
   w->lock_types.erase(rank);
+  if (w->direct) {
+    // Every operation of the epoch is complete already: order its stores, then let go.
+    process_fence();
+    if (!nocheck) direct_unlock(w, rank, lock_type);
+    return MPI_SUCCESS;
+  }
   return sync_targets(w, {rank}, nocheck ? kFlush : kUnlock, func);
 }
 XMSG_MPI_ALIAS(Win_unlock)
@@ -294,6 +305,12 @@ int PMPI_Win_unlock_all(MPI_Win win) {
   if (!w->lock_all)
     return raise(w, MPI_ERR_RMA_SYNC, func, "window %s has no MPI_Win_lock_all epoch", win_name(w));
   w->lock_all = false;
+  if (w->direct) {
+    process_fence();
+    if (!w->lock_all_nocheck)
+      for (int r = 0; r < w->size; ++r) direct_unlock(w, r, MPI_LOCK_SHARED);
+    return MPI_SUCCESS;
+  }
   std::vector<int> all;
   if (w->lock_all_nocheck) {
     all = dirty_targets(w);

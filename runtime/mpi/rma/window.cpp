@@ -136,10 +136,11 @@ int make_window(MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info, int 
 // One segment for the whole communicator, mapped by every rank (rank 0 creates it, the others
 // open it, rank 0 unlinks the name once all have it mapped, so nothing outlives the job).
 int map_shared(Window* w, const char* func) {
-  // The control block (the accumulate lock) comes first, on a cache line of its own; the
-  // ranks' memory follows contiguously in rank order.
-  constexpr int64_t kControl = 64;
-  int64_t total = kControl;
+  // The control block comes first: the accumulate lock on a cache line of its own, then one
+  // passive-target lock word per rank, a cache line each. The ranks' memory follows
+  // contiguously in rank order.
+  const int64_t control = 64 + kLockWordStride * w->size;
+  int64_t total = control;
   w->seg_offset.resize(static_cast<size_t>(w->size));
   for (int r = 0; r < w->size; ++r) {
     w->seg_offset[static_cast<size_t>(r)] = total;
@@ -182,6 +183,7 @@ int map_shared(Window* w, const char* func) {
   // Not constructed here: a rank done with creation may already hold it while another is
   // still returning from the allreduce above. ftruncate zeroed it, which is "free".
   w->acc_lock = reinterpret_cast<std::atomic<uint32_t>*>(w->segment);
+  w->lock_words = reinterpret_cast<std::atomic<uint64_t>*>(static_cast<char*>(w->segment) + 64);
   w->direct = true;
   return MPI_SUCCESS;
 }

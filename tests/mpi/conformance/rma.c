@@ -5,7 +5,8 @@
  * datatypes at the origin and at the target; every synchronisation model (fence, post/start/
  * complete/wait and test, lock/unlock shared and exclusive, lock_all, flush, flush_local,
  * sync); accumulate atomicity (every rank adds to one counter, exact totals, every fetched
- * ticket distinct); passive target while the target sits in MPI_Barrier; and the error classes
+ * ticket distinct); passive target while the target sits in MPI_Barrier, and on one node while
+ * it computes outside MPI (locks taken in the window's segment); and the error classes
  * of misuse under MPI_ERRORS_RETURN, after which the job goes on; a user window error handler
  * (called with the window and the code, the job goes on) and window keyval checks (MPI_ERR_KEYVAL
  * for a keyval never made, a communicator keyval or a freed one; a freed keyval's delete callback
@@ -428,6 +429,47 @@ static void test_passive_in_barrier(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* ---- passive target while the target computes outside MPI --------------------------------- */
+/* On one node (MPI_Win_allocate maps one segment: the direct path) the origin takes the lock, puts
+ * and unlocks with no help from the target, which spins on its own window memory and calls no MPI
+ * function until the value lands. Where a target had to answer the lock request this waited
+ * until the guard below gave up. Across nodes (tcp) the target serves only inside MPI: skipped
+ * there, by design (docs/rma.md, "Limits"). */
+static void test_passive_while_target_computes(void) {
+  MPI_Comm node;
+  int node_size = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  if (node_size != nranks || nranks < 2) return;
+  int* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  mem[0] = mem[1] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int target = nranks - 1;
+  if (rank == target) {
+    /* Computing: no MPI call until the origins' values are there (or 30 s, the hang guard). */
+    const double give_up = MPI_Wtime() + 30.0;
+    volatile int* seen = mem;
+    while ((seen[0] != nranks - 1 || seen[1] != 7) && MPI_Wtime() < give_up) {
+    }
+    CHECK(seen[0] == nranks - 1 && seen[1] == 7,
+          "the origins' locked puts and accumulates (%d of %d, flag %d) did not reach a target computing outside MPI",
+          seen[0], nranks - 1, seen[1]);
+  } else {
+    const int one = 1, seven = 7;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    CHECK_MPI(MPI_Accumulate(&one, 1, MPI_INT, target, 0, 1, MPI_INT, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
+    CHECK_MPI(MPI_Put(&seven, 1, MPI_INT, target, 1, 1, MPI_INT, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 /* ---- errors --------------------------------------------------------------------------------- */
 static void expect_class(int code, int cls, const char* what) {
   int c = -1;
@@ -583,6 +625,7 @@ int main(int argc, char** argv) {
   test_accumulate();
   test_pscw();
   test_passive_in_barrier();
+  test_passive_while_target_computes();
   test_errors();
   test_user_handlers();
   return FINISH("rma");
