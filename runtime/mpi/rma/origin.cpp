@@ -216,9 +216,7 @@ int check_dtype(Window* w, MPI_Datatype d, const char* arg, const char* func, co
 int check_range(Window* w, const Target& t, const char* func) {
   if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || t.count == 0 || t.type->size == 0) return MPI_SUCCESS;
   int64_t lo = 0, hi = 0;
-  std::vector<WireBlock> b;
-  for (const Block& x : t.type->blocks) b.push_back(WireBlock{x.offset, x.bytes});
-  footprint(b.data(), static_cast<int32_t>(b.size()), t.count, t.type->extent, &lo, &hi);
+  footprint(t.type->blocks.data(), static_cast<int32_t>(t.type->blocks.size()), t.count, t.type->extent, &lo, &hi);
   const RankInfo& ri = w->ranks[static_cast<size_t>(t.rank)];
   const int64_t off = static_cast<int64_t>(t.disp) * ri.disp_unit;
   if (off + lo < 0 || off + hi > ri.size)

@@ -32,6 +32,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -247,8 +248,25 @@ const char* win_name(const Window* w);
 void store_info(Window* w, MPI_Info info);
 
 // ---- target side (target.cpp) ----------------------------------------------------------------
-// The byte range [*lo, *hi) `count` elements of the block list cover, relative to the displacement.
-void footprint(const WireBlock* b, int32_t n, int64_t count, int64_t extent, int64_t* lo, int64_t* hi);
+// The byte range [*lo, *hi) `count` elements of the block list cover, relative to the
+// displacement. Blocks: WireBlock (a request's) or Block (a datatype's: the origin's range check,
+// once per operation, without copying the list).
+template <class Blocks>
+void footprint(const Blocks* b, int32_t n, int64_t count, int64_t extent, int64_t* lo, int64_t* hi) {
+  *lo = 0;
+  *hi = 0;
+  if (count <= 0 || n <= 0) return;
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (int32_t i = 0; i < n; ++i) {
+    if (b[i].bytes <= 0) continue;
+    first = std::min<int64_t>(first, b[i].offset);
+    last = std::max<int64_t>(last, b[i].offset + b[i].bytes);
+  }
+  if (first == INT64_MAX) return;
+  const int64_t span = (count - 1) * extent;
+  *lo = std::min(first, first + span);
+  *hi = std::max(last, last + span);
+}
 // cur = in (op) cur on packed data of `basic` elements.
 void combine(const char* in, char* cur, int64_t bytes, int32_t basic, int32_t op);
 // One pass of the window's service over the requests that arrived; never blocks.

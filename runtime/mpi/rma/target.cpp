@@ -30,22 +30,6 @@ char* resolve(Window* w, int origin, int64_t disp, int64_t lo, int64_t hi) {
 
 }  // namespace
 
-void footprint(const WireBlock* b, int32_t n, int64_t count, int64_t extent, int64_t* lo, int64_t* hi) {
-  *lo = 0;
-  *hi = 0;
-  if (count <= 0 || n <= 0) return;
-  int64_t first = INT64_MAX, last = INT64_MIN;
-  for (int32_t i = 0; i < n; ++i) {
-    if (b[i].bytes <= 0) continue;
-    first = std::min(first, b[i].offset);
-    last = std::max(last, b[i].offset + b[i].bytes);
-  }
-  if (first == INT64_MAX) return;
-  const int64_t span = (count - 1) * extent;
-  *lo = std::min(first, first + span);
-  *hi = std::max(last, last + span);
-}
-
 namespace {
 
 void gather_target(const char* base, const WireBlock* b, int32_t n, int64_t count, int64_t extent, char* out) {
