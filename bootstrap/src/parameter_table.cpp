@@ -111,7 +111,7 @@ constexpr std::array kTable = {
     Parameter{"XMSG_SHM_QUEUE_BYTES", Bytes, Shm, "512K", 64 * K, G, "", "",
               "bytes of each receive ring (rounded up to a power of two)"},
     Parameter{"XMSG_SHM_CMA", Flag, Shm, "on", 0, 0, "", "",
-              "off: no single-copy (process_vm_readv) transfers; large messages take the two-copy path"},
+              "off: no single-copy (process_vm_readv/writev) transfers; large messages take the two-copy path, MPI_Win_create windows the message path"},
     Parameter{"XMSG_SHM_LIVENESS_US", Integer, Shm, "2000", 1, 60000000, "", "us",
               "how often, at most, an idle poller checks whether its node's peers are alive"},
     Parameter{"XMSG_SHM_MAILBOXES", Integer, Shm, "64", 0, 4096, "", "mailboxes",

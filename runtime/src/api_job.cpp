@@ -1,5 +1,7 @@
 // C API: job lifetime and communicators.
 #include "World.hpp"
+
+#include <xmsg/bootstrap/parameters.hpp>
 #include "xmsg_internal.h"
 
 #include <cstdio>
@@ -201,6 +203,8 @@ int xmsgi_comm_world_rank(xmsg_comm_t comm, int rank, int* world_rank) {
 }
 
 int xmsgi_progress(void) { return World::current ? World::current->progress() : 0; }
+
+int xmsgi_single_copy_allowed(void) { return xmsg::params::flag("XMSG_SHM_CMA") ? 1 : 0; }
 
 const char* xmsgi_job_id(void) {
   static std::string id;

@@ -117,6 +117,8 @@ int xmsgi_progress(void);
 // ---- for the shared-memory collectives (runtime/collectives/shm_collectives.cpp) ----
 // The job id (safe in file names) and the context id of `comm` name its node segment.
 const char* xmsgi_job_id(void);
+// XMSG_SHM_CMA on this rank: single-copy (process_vm_readv/writev) transfers allowed.
+int xmsgi_single_copy_allowed(void);
 int xmsgi_comm_context(xmsg_comm_t comm, uint32_t* context);
 // Called by every waiter of the runtime that found nothing to do (nullptr: none). The MPI
 // layer sets it while it has collective schedules in flight, so that a rank blocked in any

@@ -102,6 +102,8 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
                                             {"same_size", "false"},
                                             {"same_disp_unit", "false"}};
   if (w->flavor == MPI_WIN_FLAVOR_SHARED) all["alloc_shared_noncontig"] = "false";
+  // Which path the operations take (docs/rma.md): the origin alone, or the target's service.
+  all["xmsg_rma_path"] = w->direct ? "direct" : w->cma ? "single_copy" : "messages";
   for (auto& [k, v] : w->info) all[k] = v;
   for (auto& [k, v] : all) PMPI_Info_set(*info_used, k.c_str(), v.c_str());
   return MPI_SUCCESS;

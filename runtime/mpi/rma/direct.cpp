@@ -16,9 +16,8 @@ char* direct_addr(Window* w, int rank, MPI_Aint disp) {
 
 // (AccGuard, in rma.hpp: compare-and-swap in operations.cpp takes it too)
 
-void direct_put(Window* w, const void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp,
-                int64_t tcount, const Type& tt, int64_t bytes) {
-  char* at = direct_addr(w, rank, disp);
+void put_at(char* at, const void* origin, int64_t ocount, const Type& ot, int64_t tcount, const Type& tt,
+            int64_t bytes) {
   if (tt.contiguous) {
     pack(origin, ocount, ot, at + tt.true_lb);
     return;
@@ -28,9 +27,8 @@ void direct_put(Window* w, const void* origin, int64_t ocount, const Type& ot, i
   unpack(tmp.get(), bytes, at, tcount, tt);
 }
 
-void direct_get(Window* w, void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp, int64_t tcount,
-                const Type& tt, int64_t bytes) {
-  const char* at = direct_addr(w, rank, disp);
+void get_at(const char* at, void* origin, int64_t ocount, const Type& ot, int64_t tcount, const Type& tt,
+            int64_t bytes) {
   if (tt.contiguous) {
     unpack(at + tt.true_lb, bytes, origin, ocount, ot);
     return;
@@ -40,10 +38,8 @@ void direct_get(Window* w, void* origin, int64_t ocount, const Type& ot, int ran
   unpack(tmp.get(), bytes, origin, ocount, ot);
 }
 
-void direct_accumulate(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
-                       const Type* rt, int rank, MPI_Aint disp, int64_t tcount, const Type& tt, int64_t bytes,
-                       MPI_Op op) {
-  char* at = direct_addr(w, rank, disp);
+void accumulate_at(Window* w, char* at, const void* origin, int64_t ocount, const Type* ot, void* result,
+                   int64_t rcount, const Type* rt, int64_t tcount, const Type& tt, int64_t bytes, MPI_Op op) {
   Staging in;
   const char* src = nullptr;
   if (op != MPI_NO_OP) {
@@ -69,6 +65,22 @@ void direct_accumulate(Window* w, const void* origin, int64_t ocount, const Type
     combine(src, cur.get(), bytes, tt.basic, op);
     unpack(cur.get(), bytes, at, tcount, tt);
   }
+}
+
+void direct_put(Window* w, const void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp,
+                int64_t tcount, const Type& tt, int64_t bytes) {
+  put_at(direct_addr(w, rank, disp), origin, ocount, ot, tcount, tt, bytes);
+}
+
+void direct_get(Window* w, void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp, int64_t tcount,
+                const Type& tt, int64_t bytes) {
+  get_at(direct_addr(w, rank, disp), origin, ocount, ot, tcount, tt, bytes);
+}
+
+void direct_accumulate(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
+                       const Type* rt, int rank, MPI_Aint disp, int64_t tcount, const Type& tt, int64_t bytes,
+                       MPI_Op op) {
+  accumulate_at(w, direct_addr(w, rank, disp), origin, ocount, ot, result, rcount, rt, tcount, tt, bytes, op);
 }
 
 // ---- passive-target locks (a word per target rank) ----------------------------------------

@@ -67,6 +67,8 @@ int do_put(const void* origin_addr, int origin_count, MPI_Datatype origin_dataty
     direct_put(w, origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, bytes);
     return MPI_SUCCESS;
   }
+  if (w->cma)
+    return cma_put(w, origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, bytes, func);
   Hdr h{};
   h.kind = kPut;
   h.data_bytes = bytes;
@@ -110,6 +112,8 @@ int do_get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, in
     direct_get(w, origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, bytes);
     return MPI_SUCCESS;
   }
+  if (w->cma)
+    return cma_get(w, origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, bytes, func);
   Hdr h{};
   h.kind = kGet;
   h.reply_tag = take_tag(w);
@@ -161,6 +165,9 @@ int do_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin
                       target_count, *tt, bytes, op);
     return MPI_SUCCESS;
   }
+  if (w->cma)
+    return cma_accumulate(w, origin_addr, origin_count, ot, result_addr, result_count, rt, target_rank, target_disp,
+                          target_count, *tt, bytes, op, func);
   Hdr h{};
   h.kind = fetch ? kGetAcc : kAcc;
   h.op = op;
@@ -253,6 +260,7 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
     std::memcpy(result_addr, old, static_cast<size_t>(n));
     return MPI_SUCCESS;
   }
+  if (w->cma) return cma_compare_and_swap(w, origin_addr, compare_addr, result_addr, n, target_rank, target_disp, func);
   Hdr h{};
   h.kind = kCas;
   h.reply_tag = take_tag(w);

@@ -111,6 +111,11 @@ struct GetOp {
   Type type;  // the origin (result) datatype, copied: the program may free its handle
 };
 
+struct CmaPeer {
+  uint64_t base;  // the rank's window memory, in its address space
+  int64_t pid;
+};
+
 struct Region {
   uintptr_t base;
   uintptr_t size;
@@ -149,8 +154,12 @@ struct Window {
   // origin, accumulates serialised by a spin lock in the segment's control block.
   bool direct = false;
   std::atomic<uint32_t>* acc_lock = nullptr;
-  // Direct path: each rank's passive-target lock word, a cache line apart (direct_lock).
+  // Direct and single-copy paths: each rank's passive-target lock word, a cache line apart
+  // (direct_lock), in `segment` (the single-copy path maps only the control block).
   std::atomic<uint64_t>* lock_words = nullptr;
+  // Single-copy path (MPI_Win_create on one node, cma.cpp): every rank's window address and pid.
+  bool cma = false;
+  std::vector<CmaPeer> cma_peers;
   std::vector<Region> attached;  // dynamic
   std::string name;
   std::map<std::string, std::string> info;
@@ -304,9 +313,31 @@ void direct_get(Window* w, void* origin, int64_t ocount, const Type& ot, int ran
 void direct_accumulate(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
                        const Type* rt, int rank, MPI_Aint disp, int64_t tcount, const Type& tt, int64_t bytes,
                        MPI_Op op);
-// Passive-target locks of the direct path: the origin takes and releases target `rank`'s lock
-// word in the segment itself, so the target takes no part (one busy outside MPI delays no
-// origin). Waiting keeps every window's service and the runtime moving.
+// The same with the target's memory at `at` (this process's own window memory on the
+// single-copy path too). accumulate_at holds the window's accumulate lock.
+void put_at(char* at, const void* origin, int64_t ocount, const Type& ot, int64_t tcount, const Type& tt,
+            int64_t bytes);
+void get_at(const char* at, void* origin, int64_t ocount, const Type& ot, int64_t tcount, const Type& tt,
+            int64_t bytes);
+void accumulate_at(Window* w, char* at, const void* origin, int64_t ocount, const Type* ot, void* result,
+                   int64_t rcount, const Type* rt, int64_t tcount, const Type& tt, int64_t bytes, MPI_Op op);
+
+// ---- the single-copy path (cma.cpp) ----------------------------------------------------------
+// MPI_Win_create windows on one node (Window::cma): the origin reads and writes the target's
+// memory with process_vm_readv/writev. MPI_SUCCESS, or a failed call raised on the window.
+int cma_put(Window* w, const void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp, int64_t tcount,
+            const Type& tt, int64_t bytes, const char* func);
+int cma_get(Window* w, void* origin, int64_t ocount, const Type& ot, int rank, MPI_Aint disp, int64_t tcount,
+            const Type& tt, int64_t bytes, const char* func);
+int cma_accumulate(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
+                   const Type* rt, int rank, MPI_Aint disp, int64_t tcount, const Type& tt, int64_t bytes, MPI_Op op,
+                   const char* func);
+int cma_compare_and_swap(Window* w, const void* origin, const void* compare, void* result, int64_t n, int rank,
+                         MPI_Aint disp, const char* func);
+
+// Passive-target locks of the direct and single-copy paths: the origin takes and releases
+// target `rank`'s lock word in the segment itself, so the target takes no part (one busy
+// outside MPI delays no origin). Waiting keeps every window's service and the runtime moving.
 constexpr int64_t kLockWordStride = 64;  // bytes between two ranks' lock words
 void direct_lock(Window* w, int rank, int lock_type);
 void direct_unlock(Window* w, int rank, int lock_type);

@@ -34,7 +34,7 @@ int group_ranks(Window* w, MPI_Group group, const char* func, std::vector<int>* 
 // Asks target `rank` for a lock and waits until it is granted (the target's service answers
 // when no conflicting holder is left).
 int acquire(Window* w, int rank, int lock_type, const char* func) {
-  if (w->direct) {
+  if (w->lock_words) {
     direct_lock(w, rank, lock_type);
     return MPI_SUCCESS;
   }
@@ -288,7 +288,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
   const int lock_type = w->lock_types[rank];
   w->locks.erase(it);
   w->lock_types.erase(rank);
-  if (w->direct) {
+  if (w->lock_words) {
     // Every operation of the epoch is complete already: order its stores, then let go.
     process_fence();
     if (!nocheck) direct_unlock(w, rank, lock_type);
@@ -305,7 +305,7 @@ int PMPI_Win_unlock_all(MPI_Win win) {
   if (!w->lock_all)
     return raise(w, MPI_ERR_RMA_SYNC, func, "window %s has no MPI_Win_lock_all epoch", win_name(w));
   w->lock_all = false;
-  if (w->direct) {
+  if (w->lock_words) {
     process_fence();
     if (!w->lock_all_nocheck)
       for (int r = 0; r < w->size; ++r) direct_unlock(w, r, MPI_LOCK_SHARED);

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -135,7 +136,8 @@ int make_window(MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info, int 
 
 // One segment for the whole communicator, mapped by every rank (rank 0 creates it, the others
 // open it, rank 0 unlinks the name once all have it mapped, so nothing outlives the job).
-int map_shared(Window* w, const char* func) {
+// `with_memory` false: the control block alone (the single-copy path's locks).
+int map_shared(Window* w, const char* func, bool with_memory = true) {
   // The control block comes first: the accumulate lock on a cache line of its own, then one
   // passive-target lock word per rank, a cache line each. The ranks' memory follows
   // contiguously in rank order.
@@ -144,7 +146,7 @@ int map_shared(Window* w, const char* func) {
   w->seg_offset.resize(static_cast<size_t>(w->size));
   for (int r = 0; r < w->size; ++r) {
     w->seg_offset[static_cast<size_t>(r)] = total;
-    total += w->ranks[static_cast<size_t>(r)].size;
+    if (with_memory) total += w->ranks[static_cast<size_t>(r)].size;
   }
   w->segment_bytes = static_cast<size_t>(total);
   uint32_t context = 0;
@@ -184,8 +186,34 @@ int map_shared(Window* w, const char* func) {
   // still returning from the allreduce above. ftruncate zeroed it, which is "free".
   w->acc_lock = reinterpret_cast<std::atomic<uint32_t>*>(w->segment);
   w->lock_words = reinterpret_cast<std::atomic<uint64_t>*>(static_cast<char*>(w->segment) + 64);
-  w->direct = true;
+  w->direct = with_memory;
   return MPI_SUCCESS;
+}
+
+// MPI_Win_create on one node: the single-copy path when every rank allows it (XMSG_SHM_CMA) and
+// every rank can read every other's window memory (one byte from each, process_vm_readv: the
+// kernel's ptrace rules, e.g. Yama's ptrace_scope, may refuse); otherwise messages. All ranks
+// take the same path (an allreduce of the verdicts).
+void set_up_cma(Window* w, const char* func) {
+  CmaPeer mine{reinterpret_cast<uint64_t>(w->base), static_cast<int64_t>(getpid())};
+  w->cma_peers.resize(static_cast<size_t>(w->size));
+  int ok = xmsgi_single_copy_allowed();
+  if (xmsg_allgather(&mine, sizeof mine, XMSG_BYTE, w->cma_peers.data(), sizeof mine, XMSG_BYTE, w->xcomm)) ok = 0;
+  for (int r = 0; ok && r < w->size; ++r) {
+    if (r == w->rank || w->ranks[static_cast<size_t>(r)].size <= 0) continue;
+    char byte = 0;
+    iovec local{&byte, 1};
+    iovec remote{reinterpret_cast<void*>(w->cma_peers[static_cast<size_t>(r)].base), 1};
+    if (process_vm_readv(static_cast<pid_t>(w->cma_peers[static_cast<size_t>(r)].pid), &local, 1, &remote, 1, 0) != 1)
+      ok = 0;
+  }
+  int all = 0;
+  if (xmsg_allreduce(&ok, &all, 1, XMSG_INT, XMSG_MIN, w->xcomm)) all = 0;
+  if (all && map_shared(w, func, false) == MPI_SUCCESS) {
+    w->cma = true;
+    return;
+  }
+  w->cma_peers.clear();
 }
 
 bool on_one_node(MPI_Comm comm) {
@@ -219,6 +247,7 @@ int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
   std::unique_ptr<Window> w;
   if (int e = make_window(comm, size, disp_unit, info, MPI_WIN_FLAVOR_CREATE, func, &w)) return e;
   w->base = base;
+  if (w->size > 1 && on_one_node(comm)) set_up_cma(w.get(), func);
   return register_window(std::move(w), win);
 }
 XMSG_MPI_ALIAS(Win_create)
