@@ -122,4 +122,45 @@ void direct_unlock(Window* w, int rank, int lock_type) {
   else word.fetch_sub(1, std::memory_order_release);
 }
 
+// ---- PSCW as counters ----------------------------------------------------------------------
+int64_t pscw_bytes(int ranks) {
+  if (ranks > kPscwMaxRanks) return 0;
+  const int64_t completes = 64 * static_cast<int64_t>(ranks);
+  const int64_t posts = (4 * static_cast<int64_t>(ranks) * ranks + 63) / 64 * 64;
+  return completes + posts;
+}
+
+void pscw_place(Window* w, char* at) {
+  if (pscw_bytes(w->size) == 0) return;
+  w->pscw_completes = reinterpret_cast<std::atomic<uint64_t>*>(at);
+  w->pscw_posts = reinterpret_cast<std::atomic<uint32_t>*>(at + 64 * static_cast<int64_t>(w->size));
+  w->pscw_started.assign(static_cast<size_t>(w->size), 0);
+}
+
+void pscw_post(Window* w, const std::vector<int>& origins) {
+  // Counted even under MPI_MODE_NOCHECK, so a start that checks still finds its post.
+  for (int o : origins)
+    w->pscw_posts[static_cast<size_t>(w->rank) * static_cast<size_t>(w->size) + static_cast<size_t>(o)].fetch_add(
+        1, std::memory_order_release);
+  w->pscw_expected += origins.size();
+}
+
+void pscw_start(Window* w, const std::vector<int>& targets, bool wait) {
+  for (int t : targets) {
+    const uint32_t epoch = ++w->pscw_started[static_cast<size_t>(t)];
+    if (!wait) continue;
+    const std::atomic<uint32_t>& posted =
+        w->pscw_posts[static_cast<size_t>(t) * static_cast<size_t>(w->size) + static_cast<size_t>(w->rank)];
+    spin_until([&] { return static_cast<int32_t>(posted.load(std::memory_order_acquire) - epoch) >= 0; });
+  }
+}
+
+void pscw_complete(Window* w, const std::vector<int>& targets) {
+  for (int t : targets) w->pscw_completes[static_cast<size_t>(t) * 8].fetch_add(1, std::memory_order_release);
+}
+
+bool pscw_exposure_done(const Window* w) {
+  return w->pscw_completes[static_cast<size_t>(w->rank) * 8].load(std::memory_order_acquire) >= w->pscw_expected;
+}
+
 }  // namespace xmsg::mpi::rma

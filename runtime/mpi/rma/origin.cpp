@@ -173,14 +173,10 @@ std::vector<int> dirty_targets(Window* w) {
   return out;
 }
 
-namespace {
-
 bool in_epoch(const Window* w, int target) {
   return w->fence_open || w->lock_all || w->locks.count(target) ||
          (w->started && w->in_access[static_cast<size_t>(target)]);
 }
-
-}  // namespace
 
 // Checks shared by every communication call. *skip: MPI_PROC_NULL target (nothing to do).
 int check_target(Window* w, int target_rank, MPI_Aint target_disp, const char* func, bool* skip) {

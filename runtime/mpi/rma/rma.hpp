@@ -127,6 +127,36 @@ struct LockWaiter {
   int tag;
 };
 
+// The passive-target locks an origin holds, per target rank: a vector, not a map, since
+// MPI_Win_lock and _unlock are on the path of every locked operation (a map node was an
+// allocation each).
+class HeldLocks {
+ public:
+  void resize(int ranks) { state_.assign(static_cast<size_t>(ranks), kNone); }
+  bool count(int rank) const {
+    return rank >= 0 && static_cast<size_t>(rank) < state_.size() && state_[static_cast<size_t>(rank)] != kNone;
+  }
+  bool empty() const { return held_ == 0; }
+  void hold(int rank, int lock_type, bool nocheck) {
+    state_[static_cast<size_t>(rank)] =
+        static_cast<uint8_t>((lock_type == MPI_LOCK_EXCLUSIVE ? kExclusive : kShared) | (nocheck ? kNocheck : 0));
+    ++held_;
+  }
+  // Lets go of `rank` (held: count(rank)); says how it was taken.
+  void release(int rank, int* lock_type, bool* nocheck) {
+    const uint8_t s = state_[static_cast<size_t>(rank)];
+    *lock_type = (s & kExclusive) ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
+    *nocheck = (s & kNocheck) != 0;
+    state_[static_cast<size_t>(rank)] = kNone;
+    --held_;
+  }
+
+ private:
+  static constexpr uint8_t kNone = 0, kShared = 1, kExclusive = 2, kNocheck = 4;
+  std::vector<uint8_t> state_;
+  int held_ = 0;
+};
+
 struct Window;
 struct Service final : Request {
   Window* w = nullptr;
@@ -157,6 +187,14 @@ struct Window {
   // Direct and single-copy paths: each rank's passive-target lock word, a cache line apart
   // (direct_lock), in `segment` (the single-copy path maps only the control block).
   std::atomic<uint64_t>* lock_words = nullptr;
+  // Direct and single-copy paths with at most kPscwMaxRanks ranks: PSCW as counters in the
+  // control block (direct.cpp, pscw_*). posts[t * size + o]: exposure epochs target t opened to
+  // origin o; completes[t * 8]: access epochs that ended at t (a cache line each). Cumulative,
+  // compared with this rank's own counts: epochs started per target, completions expected.
+  std::atomic<uint32_t>* pscw_posts = nullptr;
+  std::atomic<uint64_t>* pscw_completes = nullptr;
+  std::vector<uint32_t> pscw_started;
+  uint64_t pscw_expected = 0;
   // Single-copy path (MPI_Win_create on one node, cma.cpp): every rank's window address and pid.
   bool cma = false;
   std::vector<CmaPeer> cma_peers;
@@ -178,8 +216,7 @@ struct Window {
   bool started = false;
   std::vector<int> access;  // PSCW access group (window ranks)
   std::vector<char> in_access;
-  std::map<int, bool> locks;  // target -> MPI_MODE_NOCHECK given
-  std::map<int, int> lock_types;
+  HeldLocks locks;
   bool lock_all = false;
   bool lock_all_nocheck = false;
 
@@ -297,6 +334,8 @@ int expect(Window* w, int target, int tag, void* buf, int64_t count, const Type*
 // Sends a flush / unlock to each target and waits for their answers.
 int sync_targets(Window* w, const std::vector<int>& targets, int32_t kind, const char* func);
 std::vector<int> dirty_targets(Window* w);
+// An access epoch to `target` is open (fence, PSCW start, lock, lock_all).
+bool in_epoch(const Window* w, int target);
 // Checks shared by every communication call.
 int check_target(Window* w, int target_rank, MPI_Aint target_disp, const char* func, bool* skip);
 int check_count(Window* w, int count, const char* arg, const char* func);
@@ -341,5 +380,16 @@ int cma_compare_and_swap(Window* w, const void* origin, const void* compare, voi
 constexpr int64_t kLockWordStride = 64;  // bytes between two ranks' lock words
 void direct_lock(Window* w, int rank, int lock_type);
 void direct_unlock(Window* w, int rank, int lock_type);
+// PSCW on those paths (Window::pscw_posts set): no token and no completion message, and no
+// target service. Larger windows keep the messages (the counters grow with the square).
+constexpr int kPscwMaxRanks = 64;
+// Bytes of the control block's PSCW part for `ranks` ranks (0 above kPscwMaxRanks).
+int64_t pscw_bytes(int ranks);
+void pscw_place(Window* w, char* at);
+void pscw_post(Window* w, const std::vector<int>& origins);
+void pscw_start(Window* w, const std::vector<int>& targets, bool wait);
+void pscw_complete(Window* w, const std::vector<int>& targets);
+// Every access epoch to this rank's exposure epochs so far has completed.
+bool pscw_exposure_done(const Window* w);
 
 }  // namespace xmsg::mpi::rma

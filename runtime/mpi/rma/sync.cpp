@@ -111,7 +111,9 @@ int PMPI_Win_start(MPI_Group group, int assert_, MPI_Win win) {
     return raise(w, MPI_ERR_RMA_SYNC, func, "window %s is in a lock epoch", win_name(w));
   std::vector<int> ranks;
   if (int e = group_ranks(w, group, func, &ranks)) return e;
-  if (!(assert_ & MPI_MODE_NOCHECK)) {
+  if (w->pscw_posts) {
+    pscw_start(w, ranks, !(assert_ & MPI_MODE_NOCHECK));
+  } else if (!(assert_ & MPI_MODE_NOCHECK)) {
     std::vector<xmsg_request_t> reqs(ranks.size(), XMSG_REQUEST_NULL);
     std::vector<int32_t> token(ranks.size());
     for (size_t i = 0; i < ranks.size(); ++i)
@@ -147,7 +149,8 @@ int PMPI_Win_complete(MPI_Win win) {
                  "window %s has no access epoch (call MPI_Win_start first)", win_name(w));
   int e = MPI_SUCCESS;
   process_fence();
-  for (int t : w->access) {
+  if (w->pscw_posts) pscw_complete(w, w->access);
+  for (int t : w->pscw_posts ? std::vector<int>{} : w->access) {
     Hdr h{};
     h.kind = kComplete;
     Target tg{t, 0, 0, nullptr};
@@ -175,7 +178,9 @@ int PMPI_Win_post(MPI_Group group, int assert_, MPI_Win win) {
                  "window %s already has an exposure epoch (MPI_Win_post)", win_name(w));
   std::vector<int> ranks;
   if (int e = group_ranks(w, group, func, &ranks)) return e;
-  if (!(assert_ & MPI_MODE_NOCHECK)) {
+  if (w->pscw_posts) {
+    pscw_post(w, ranks);
+  } else if (!(assert_ & MPI_MODE_NOCHECK)) {
     for (int r : ranks) {
       Outgoing o;
       o.target = r;
@@ -199,6 +204,11 @@ int PMPI_Win_wait(MPI_Win win) {
   if (!w->posted)
     return raise(w, MPI_ERR_RMA_SYNC, func,
                  "window %s has no exposure epoch (call MPI_Win_post first)", win_name(w));
+  if (w->pscw_posts) {
+    spin_until([&] { return pscw_exposure_done(w); });
+    w->posted = false;
+    return MPI_SUCCESS;
+  }
   spin_until([&] {
     serve(w);
     return w->completes >= w->expected_completes;
@@ -220,6 +230,12 @@ int PMPI_Win_test(MPI_Win win, int* flag) {
                  "window %s has no exposure epoch (call MPI_Win_post first)", win_name(w));
   progress_all();
   xmsgi_progress();
+  if (w->pscw_posts) {
+    process_fence();
+    *flag = pscw_exposure_done(w);
+    if (*flag) w->posted = false;
+    return MPI_SUCCESS;
+  }
   serve(w);
   *flag = w->completes >= w->expected_completes;
   if (*flag) {
@@ -248,8 +264,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win) {
   const bool nocheck = (assert_ & MPI_MODE_NOCHECK) != 0;
   if (!nocheck)
     if (int e = acquire(w, rank, lock_type, func)) return e;
-  w->locks[rank] = nocheck;
-  w->lock_types[rank] = lock_type;
+  w->locks.hold(rank, lock_type, nocheck);
   w->fence_open = false;
   return MPI_SUCCESS;
 }
@@ -280,14 +295,12 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (rank < 0 || rank >= w->size)
     return raise(w, MPI_ERR_RANK, func, "rank %d is not a rank of window %s (size %d)", rank, win_name(w), w->size);
-  auto it = w->locks.find(rank);
-  if (it == w->locks.end())
+  if (!w->locks.count(rank))
     return raise(w, MPI_ERR_RMA_SYNC, func, "rank %d of window %s is not locked by this process (no MPI_Win_lock)",
                  rank, win_name(w));
-  const bool nocheck = it->second;
-  const int lock_type = w->lock_types[rank];
-  w->locks.erase(it);
-  w->lock_types.erase(rank);
+  int lock_type = MPI_LOCK_SHARED;
+  bool nocheck = false;
+  w->locks.release(rank, &lock_type, &nocheck);
   if (w->lock_words) {
     // Every operation of the epoch is complete already: order its stores, then let go.
     process_fence();

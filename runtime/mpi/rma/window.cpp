@@ -128,6 +128,7 @@ int make_window(MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info, int 
     return handle(e, func, comm);
   }
   w->dirty.assign(static_cast<size_t>(csize), 0);
+  w->locks.resize(csize);
   w->in_access.assign(static_cast<size_t>(csize), 0);
   w->pending_error.assign(static_cast<size_t>(csize), Ack{});
   *out = std::move(w);
@@ -139,9 +140,9 @@ int make_window(MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info, int 
 // `with_memory` false: the control block alone (the single-copy path's locks).
 int map_shared(Window* w, const char* func, bool with_memory = true) {
   // The control block comes first: the accumulate lock on a cache line of its own, then one
-  // passive-target lock word per rank, a cache line each. The ranks' memory follows
-  // contiguously in rank order.
-  const int64_t control = 64 + kLockWordStride * w->size;
+  // passive-target lock word per rank, a cache line each, then the PSCW counters (small
+  // windows). The ranks' memory follows contiguously in rank order.
+  const int64_t control = 64 + kLockWordStride * w->size + pscw_bytes(w->size);
   int64_t total = control;
   w->seg_offset.resize(static_cast<size_t>(w->size));
   for (int r = 0; r < w->size; ++r) {
@@ -186,6 +187,7 @@ int map_shared(Window* w, const char* func, bool with_memory = true) {
   // still returning from the allreduce above. ftruncate zeroed it, which is "free".
   w->acc_lock = reinterpret_cast<std::atomic<uint32_t>*>(w->segment);
   w->lock_words = reinterpret_cast<std::atomic<uint64_t>*>(static_cast<char*>(w->segment) + 64);
+  pscw_place(w, static_cast<char*>(w->segment) + 64 + kLockWordStride * w->size);
   w->direct = with_memory;
   return MPI_SUCCESS;
 }

@@ -374,10 +374,18 @@ static void test_accumulate(void) {
 }
 
 /* ---- post/start/complete/wait ------------------------------------------------------------ */
-static void test_pscw(void) {
+/* created: an MPI_Win_create window (on one node the single-copy path, its PSCW counters in the
+ * control segment); else MPI_Win_allocate (on one node the direct path). */
+static void test_pscw(int created) {
   int* mem = NULL;
+  int own[2];
   MPI_Win win;
-  CHECK_MPI(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  if (created) {
+    mem = own;
+    CHECK_MPI(MPI_Win_create(own, 2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  } else {
+    CHECK_MPI(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  }
   mem[0] = mem[1] = -1;
   MPI_Group world, to, from;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -648,7 +656,8 @@ int main(int argc, char** argv) {
   test_datatypes();
   test_large();
   test_accumulate();
-  test_pscw();
+  test_pscw(0);
+  test_pscw(1);
   test_passive_in_barrier();
   test_passive_while_target_computes(0);
   test_passive_while_target_computes(1);
