@@ -149,16 +149,19 @@ int PMPI_Win_complete(MPI_Win win) {
                  "window %s has no access epoch (call MPI_Win_start first)", win_name(w));
   int e = MPI_SUCCESS;
   process_fence();
-  if (w->pscw_posts) pscw_complete(w, w->access);
-  for (int t : w->pscw_posts ? std::vector<int>{} : w->access) {
-    Hdr h{};
-    h.kind = kComplete;
-    Target tg{t, 0, 0, nullptr};
-    char* data = nullptr;
-    int64_t total = 0;
-    auto buf = build(h, tg, 0, &data, &total);
-    if ((e = post(w, t, std::move(buf), total, func))) break;
-    w->dirty[static_cast<size_t>(t)] = 0;
+  if (w->pscw_posts) {
+    pscw_complete(w, w->access);
+  } else {
+    for (int t : w->access) {
+      Hdr h{};
+      h.kind = kComplete;
+      Target tg{t, 0, 0, nullptr};
+      char* data = nullptr;
+      int64_t total = 0;
+      auto buf = build(h, tg, 0, &data, &total);
+      if ((e = post(w, t, std::move(buf), total, func))) break;
+      w->dirty[static_cast<size_t>(t)] = 0;
+    }
   }
   complete_local(w, -1);
   for (int t : w->access) w->in_access[static_cast<size_t>(t)] = 0;

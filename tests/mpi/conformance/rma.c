@@ -374,18 +374,26 @@ static void test_accumulate(void) {
 }
 
 /* ---- post/start/complete/wait ------------------------------------------------------------ */
+/* A window of two ints per rank: created over `own` (MPI_Win_create: on one node the
+ * single-copy path), else allocated (MPI_Win_allocate: on one node the direct path); *mem is
+ * this rank's part. */
+static MPI_Win two_int_window(int created, int* own, int** mem) {
+  MPI_Win win = MPI_WIN_NULL;
+  if (created) {
+    *mem = own;
+    CHECK_MPI(MPI_Win_create(own, 2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  } else {
+    CHECK_MPI(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, mem, &win));
+  }
+  return win;
+}
+
 /* created: an MPI_Win_create window (on one node the single-copy path, its PSCW counters in the
  * control segment); else MPI_Win_allocate (on one node the direct path). */
 static void test_pscw(int created) {
-  int* mem = NULL;
   int own[2];
-  MPI_Win win;
-  if (created) {
-    mem = own;
-    CHECK_MPI(MPI_Win_create(own, 2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  } else {
-    CHECK_MPI(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
-  }
+  int* mem = NULL;
+  MPI_Win win = two_int_window(created, own, &mem);
   mem[0] = mem[1] = -1;
   MPI_Group world, to, from;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -451,15 +459,9 @@ static void test_passive_while_target_computes(int created) {
   MPI_Comm_size(node, &node_size);
   MPI_Comm_free(&node);
   if (node_size != nranks || nranks < 2) return;
-  int* mem = NULL;
   int own[2];
-  MPI_Win win;
-  if (created) {
-    mem = own;
-    CHECK_MPI(MPI_Win_create(own, 2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  } else {
-    CHECK_MPI(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
-  }
+  int* mem = NULL;
+  MPI_Win win = two_int_window(created, own, &mem);
   /* The path the window got: an allocated one on one node is always direct; a created one takes
    * the single-copy path unless process_vm_readv is refused (XMSG_SHM_CMA=0, ptrace rules), and
    * then only a target inside MPI serves it: nothing to check here. */
