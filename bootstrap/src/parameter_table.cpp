@@ -39,6 +39,9 @@ constexpr std::array kTable = {
     Parameter{"XMSG_RNDV_SPLIT", Bytes, Runtime, "64K", 0, kNoLimit, "", "",
               "rendezvous messages from this size are copied half by the receiver, half by the sender (0: never)"},
 
+    Parameter{"XMSG_RMA_REMOTE", Flag, Runtime, "on", 0, 0, "", "",
+              "puts and gets on windows across nodes are the transports' one-sided writes and reads where they have them (RDMA over verbs, CMA inside a node); off: messages served by the target"},
+
     // ---- collectives (docs/collectives.md) -----------------------------------------------------
     Parameter{"XMSG_COLL_TRACE", Flag, Collectives, "off", 0, 0, "", "",
               "one line per collective call on stderr saying which algorithm ran"},

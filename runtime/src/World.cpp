@@ -111,7 +111,7 @@ World::World() : matching_(1) {
     peers_[p].fragment = std::max<uint64_t>(1, std::min<uint64_t>(fragment, caps.max_eager_payload));
     peers_[p].remote_read = caps.remote_read && !force_cts_;
     peers_[p].remote_write = caps.remote_write && !force_cts_;
-    peers_[p].split_min = split;
+    peers_[p].split_min = caps.split_copy ? split : 0;
     peers_[p].peek_payload = caps.peek_payload;
   }
 

@@ -46,6 +46,10 @@ class World final : public transport::MessageSink {
   int rank() const { return rank_; }
   int size() const { return size_; }
   bootstrap::Bootstrap& bootstrap() { return *boot_; }
+  // One-sided access (remote_memory.cpp): the transports with at least one peer, and the one
+  // serving world rank `peer` (nullptr for this rank itself).
+  const std::vector<transport::Transport*>& active_transports() const { return active_; }
+  transport::Transport* transport_of(int peer) const { return peers_[static_cast<size_t>(peer)].transport; }
 
   // Communicators (handles index comms_). The first few (WORLD, SELF, the first user
   // communicators) are also held right here: one load instead of three on every call's path.
@@ -206,7 +210,7 @@ class World final : public transport::MessageSink {
                              uint64_t n);
   void unpack_eager(Request* r, std::span<const std::byte> payload);
   bool split_copy_applies(const Peer& p, uint64_t n, uint64_t length) const {
-    return p.remote_read && p.remote_write && p.split_min && n >= p.split_min && n == length;
+    return p.split_min && p.remote_read && p.remote_write && n >= p.split_min && n == length;
   }
   void ask_for_stream(Request* r, int source);  // CTS: the sender streams from offset 0
   void start_split_receive(Request* r, int source);

@@ -18,7 +18,8 @@ void World::start_split_receive(Request* r, int source) {
   r->split_at = (n / 2) & ~uint64_t{4095};
   r->events = 2;  // our read, the sender's FIN for its write
   r->split_error = XMSG_SUCCESS;
-  const transport::MemoryHandle mine = p.transport->expose(r->buf, n);
+  // Only transports advertising split_copy come here (shm): their exposure has no key or release.
+  const transport::MemoryHandle mine = p.transport->expose(r->buf, n, transport::Access::read_write);
   send_control(source, MessageKind::kRendezvousCts,
                protocol::SplitCts{r->remote_req, reinterpret_cast<uint64_t>(r), mine.address, r->split_at},
                protocol::kSplitFlag);

@@ -132,5 +132,43 @@ void xmsgi_idle(unsigned* spins);
 // XMSG_SUCCESS, or XMSG_ERR_PEER_FAILED with the message recorded when the runtime has found
 // rank `rank` of `comm` dead (its transport's liveness check, run by xmsgi_progress).
 int xmsgi_check_peer(xmsg_comm_t comm, int rank, const char* func);
+// ---- one-sided access to peers' memory (runtime/src/remote_memory.cpp) ----
+// For the MPI layer's windows across nodes: memory a rank exposes to every peer whose transport
+// reads and writes it without that peer's CPU (remote_read and remote_write: CMA on one node,
+// RDMA WRITE/READ over verbs), and reads and writes of such a peer's memory. tcp has neither:
+// its peers stay on messages. Keys are per transport and of fixed size, so ranks allgather them.
+#define XMSGI_REMOTE_SLOTS 4
+struct xmsgi_remote_key {
+  char transport[8];  // the transport's name ("" when the slot is unused)
+  uint64_t address;
+  uint64_t length;
+  uint64_t key;
+};
+struct xmsgi_remote_keys {
+  xmsgi_remote_key slot[XMSGI_REMOTE_SLOTS];
+};
+// Counts an origin's transfers in flight (incremented by each call that returns success,
+// decremented by its completion); the first failure's code and message stay.
+struct xmsgi_remote_done {
+  int64_t pending = 0;
+  int error = 0;
+  char reason[200] = {};
+};
+// XMSG_RMA_REMOTE on this rank (windows may take the remote path).
+int xmsgi_remote_enabled(void);
+// Exposes [buf, buf+bytes) for reads and writes through every active transport that can do both.
+int xmsgi_remote_expose(void* buf, uint64_t bytes, xmsgi_remote_keys* out);
+void xmsgi_remote_release(const xmsgi_remote_keys* keys);
+// The name of the transport that reaches comm rank `rank` one-sidedly, given the keys that rank
+// exposed; nullptr when there is none (tcp, this rank itself, a transport it exposed nothing on).
+const char* xmsgi_remote_transport(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys);
+// Writes src / reads into dst: n bytes at `offset` of what comm rank `rank` exposed in `keys`
+// (xmsgi_remote_transport non-null). Completion, possibly before the call returns, decrements
+// done->pending; success and failure both come through `done`, a bad call is an error return.
+int xmsgi_remote_write(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset, const void* src,
+                       uint64_t n, xmsgi_remote_done* done);
+int xmsgi_remote_read(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset, void* dst,
+                      uint64_t n, xmsgi_remote_done* done);
+
 // Implemented by the collectives: drops what they keep for `comm` (called as it is freed).
 void xmsgi_coll_comm_freed(xmsg_comm_t comm);

@@ -522,7 +522,7 @@ void Contract::write() {
   const size_t region = (1 << 20) + 7, n = region * static_cast<size_t>(boot_.size());
   std::vector<std::byte> exposed(n + kGuard, std::byte{0});
   std::fill(exposed.begin() + static_cast<std::ptrdiff_t>(n), exposed.end(), kGuardByte);
-  const transport::MemoryHandle mine = t_.expose(exposed.data(), n);
+  const transport::MemoryHandle mine = t_.expose(exposed.data(), n, transport::Access::read_write);
   auto handles = exchange_handles("contract.write", mine);
   struct Range {
     uint64_t offset, length;
@@ -568,7 +568,7 @@ void Contract::write() {
   }
   for (size_t i = n; i < n + kGuard; ++i) check(exposed[i] == kGuardByte, "a write changed byte " + str(i - n) + " past the exposed length");
   progress_fence();
-  t_.release(mine);
+  t_.release(mine, transport::Access::read_write);
   say(caps_.remote_write ? "write OK (" + str(done.size()) + " writes at offsets, one past the end refused)"
                          : "write OK (not advertised: every write refused with a reason)");
 }

@@ -35,12 +35,12 @@ namespace {
 constexpr std::uint64_t kKindShift = 62;
 constexpr std::uint64_t kRecv = 0;
 constexpr std::uint64_t kSend = 1;
-constexpr std::uint64_t kRead = 2;
+constexpr std::uint64_t kRdma = 2;  // an RDMA READ or WRITE chunk
 constexpr std::uint64_t kProbe = 3;
 constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kKindShift) - 1;
-// One READ moves at most this much; larger reads are split (devices cap max_msg_sz).
-constexpr std::uint64_t kMaxReadChunk = std::uint64_t{1} << 30;
-constexpr int kMaxReadsPosted = 64;
+// One READ or WRITE moves at most this much; larger ones are split (devices cap max_msg_sz).
+constexpr std::uint64_t kMaxRdmaChunk = std::uint64_t{1} << 30;
+constexpr int kMaxRdmaPosted = 64;
 constexpr int kPollBatch = 32;
 // A peer that dies while nobody sends to it leaves nothing to fail: its RC/INI QP is only
 // tested by traffic. So a rank that keeps progressing probes every peer it has not heard from
@@ -93,6 +93,7 @@ VerbsTransport::~VerbsTransport() { teardown(); }
 Capabilities VerbsTransport::capabilities() const {
   Capabilities caps;
   caps.remote_read = true;
+  caps.remote_write = true;
   caps.max_eager_payload = limits_.eager_buffer_bytes - sizeof(WireHeader);
   return caps;
 }
@@ -212,7 +213,7 @@ void VerbsTransport::create_local_resources(std::size_t peer_count) {
     send_slot_owner_.assign(static_cast<std::size_t>(send_slots), {-1, -1});
     // Every CQ entry is bounded by something finite: posted receives, send slots, posted reads,
     // one liveness probe per peer; what the device cannot hold is taken off the probes.
-    const int wanted_cq = limits_.srq_depth + send_slots + kMaxReadsPosted + 16 + static_cast<int>(peer_count);
+    const int wanted_cq = limits_.srq_depth + send_slots + kMaxRdmaPosted + 16 + static_cast<int>(peer_count);
     const int cq_depth = std::min(wanted_cq, device_.attributes().max_cqe);
     probe_budget_ = std::max(0, static_cast<int>(peer_count) - (wanted_cq - cq_depth));
     cq_ = std::make_unique<CompletionQueue>(device_, cq_depth);
@@ -816,26 +817,12 @@ int VerbsTransport::progress(MessageSink& sink) {
       route.probe_posted = false;
       --probes_posted_;
       if (wc.status != IBV_WC_SUCCESS) fail_peer(peer, "liveness probe failed: " + describe_completion(wc), &sink);
-    } else if (kind == kRead) {
-      --reads_posted_;
-      auto it = reads_.find(index);
-      if (it != reads_.end()) {
-        const int peer = it->second.peer;
-        const auto route = routes_.find(peer);
-        if (route != routes_.end()) --qps_[static_cast<std::size_t>(route->second.qp_index)].outstanding;
-        if (wc.status != IBV_WC_SUCCESS) {
-          const std::string reason = "RDMA READ from " + peer_label(peer) + " failed: " + describe_completion(wc);
-          fail_peer(peer, reason, &sink);
-          finish_read_chunk(index, false, reason);
-        } else {
-          heard_[static_cast<std::size_t>(peer)] = 1;
-          finish_read_chunk(index, true, "");
-        }
-      }
+    } else if (kind == kRdma) {
+      on_rdma_completion(index, wc, &sink);
       ++handled;
     }
   }
-  while (!pending_reads_.empty() && post_read(pending_reads_.front())) pending_reads_.pop_front();
+  while (!pending_rdma_.empty() && post_rdma(pending_rdma_.front())) pending_rdma_.pop_front();
   return handled;
 }
 
@@ -912,24 +899,44 @@ void VerbsTransport::drain_async_events(MessageSink& sink) {
   if (rearm && srq_) srq_->arm_limit(limits_.srq_low_watermark());
 }
 
-MemoryHandle VerbsTransport::expose(const void* buffer, size_t length) {
+namespace {
+// Registration access of an exposed buffer. Remote writes need local write too (verbs rule).
+int access_flags(xmsg::transport::Access access) {
+  return access == xmsg::transport::Access::read_write
+             ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE
+             : IBV_ACCESS_REMOTE_READ;
+}
+}  // namespace
+
+MemoryHandle VerbsTransport::expose(const void* buffer, size_t length, xmsg::transport::Access access) {
   MemoryHandle handle{reinterpret_cast<std::uint64_t>(buffer), length, 0};
   if (length == 0) return handle;
   try {
-    handle.key = registrations_->acquire(buffer, length, IBV_ACCESS_REMOTE_READ).rkey();
+    handle.key = registrations_->acquire(buffer, length, access_flags(access)).rkey();
   } catch (const VerbsError& e) {
     throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + " cannot expose its buffer: " + e.what());
   }
   return handle;
 }
 
-void VerbsTransport::release(const MemoryHandle& handle) {
+void VerbsTransport::release(const MemoryHandle& handle, xmsg::transport::Access access) {
   if (handle.length == 0) return;
-  registrations_->release(reinterpret_cast<const void*>(handle.address), handle.length, IBV_ACCESS_REMOTE_READ);
+  registrations_->release(reinterpret_cast<const void*>(handle.address), handle.length, access_flags(access));
 }
 
 void VerbsTransport::read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                                  ReadCompletion& done) {
+  start_rdma(peer, source, offset, dst.data(), dst.size(), false, done);
+}
+
+void VerbsTransport::write_remote(int peer, const MemoryHandle& destination, uint64_t offset,
+                                  std::span<const std::byte> src, ReadCompletion& done) {
+  start_rdma(peer, destination, offset, const_cast<std::byte*>(src.data()), src.size(), true, done);
+}
+
+void VerbsTransport::start_rdma(int peer, const MemoryHandle& remote, uint64_t offset, std::byte* local,
+                                std::size_t length, bool write, ReadCompletion& done) {
+  const char* what = write ? "write" : "read";
   Route* route = route_to(peer);
   if (route == nullptr) {
     done.on_read_done(false, "verbs: rank " + std::to_string(peer) + " is not a verbs peer of rank " + std::to_string(rank_));
@@ -939,85 +946,125 @@ void VerbsTransport::read_remote(int peer, const MemoryHandle& source, uint64_t 
     done.on_read_done(false, "verbs: " + peer_label(peer) + " already failed");
     return;
   }
-  if (dst.empty()) {
+  if (length == 0) {
     done.on_read_done(true, "");
     return;
   }
-  if (offset + dst.size() > source.length) {
-    done.on_read_done(false, "verbs: read of " + std::to_string(dst.size()) + " bytes at offset " + std::to_string(offset) +
-                                 " exceeds the " + std::to_string(source.length) + " bytes " + peer_label(peer) + " exposed");
+  if (offset > remote.length || length > remote.length - offset) {
+    done.on_read_done(false, std::string("verbs: ") + what + " of " + std::to_string(length) + " bytes at offset " +
+                                 std::to_string(offset) + " exceeds the " + std::to_string(remote.length) + " bytes " +
+                                 peer_label(peer) + " exposed");
     return;
   }
-  const MemoryRegion* local = nullptr;
-  try {
-    local = &registrations_->acquire(dst.data(), dst.size(), IBV_ACCESS_LOCAL_WRITE);
-  } catch (const VerbsError& e) {
-    done.on_read_done(false, std::string("verbs: cannot register the receive buffer: ") + e.what());
-    return;
+  int slot = -1;
+  std::uint64_t local_address = reinterpret_cast<std::uint64_t>(local);
+  std::uint32_t lkey = 0;
+  if (length <= limits_.eager_buffer_bytes && !free_send_slots_.empty()) {
+    slot = free_send_slots_.back();
+    free_send_slots_.pop_back();
+    std::byte* buffer = send_slab_.data() + static_cast<std::size_t>(slot) * limits_.eager_buffer_bytes;
+    if (write) std::memcpy(buffer, local, length);
+    local_address = reinterpret_cast<std::uint64_t>(buffer);
+    lkey = send_mr_->lkey();
+  } else {
+    try {
+      // A source needs no access flag (and may be read-only memory); a destination local write.
+      lkey = registrations_->acquire(local, length, write ? 0 : IBV_ACCESS_LOCAL_WRITE).lkey();
+    } catch (const VerbsError& e) {
+      done.on_read_done(false, std::string("verbs: cannot register the ") + (write ? "source" : "destination") +
+                                   " buffer: " + e.what());
+      return;
+    }
   }
-  const std::uint64_t op_id = next_read_id_++ & kIndexMask;
-  ReadOp& op = reads_[op_id];
+  const std::uint64_t op_id = next_rdma_id_++ & kIndexMask;
+  RdmaOp& op = rdma_ops_[op_id];
   op.done = &done;
   op.peer = peer;
-  op.dst = dst.data();
-  op.dst_length = dst.size();
-  for (std::uint64_t at = 0; at < dst.size(); at += kMaxReadChunk) {
-    const std::uint64_t len = std::min<std::uint64_t>(kMaxReadChunk, dst.size() - at);
-    pending_reads_.push_back({op_id, peer, reinterpret_cast<std::uint64_t>(dst.data()) + at,
-                              static_cast<std::uint32_t>(len), local->lkey(), source.address + offset + at,
-                              static_cast<std::uint32_t>(source.key)});
+  op.write = write;
+  op.slot = slot;
+  op.local = local;
+  op.local_length = length;
+  for (std::uint64_t at = 0; at < length; at += kMaxRdmaChunk) {
+    const std::uint64_t len = std::min<std::uint64_t>(kMaxRdmaChunk, length - at);
+    pending_rdma_.push_back({op_id, peer, write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ, local_address + at,
+                             static_cast<std::uint32_t>(len), lkey, remote.address + offset + at,
+                             static_cast<std::uint32_t>(remote.key)});
     ++op.chunks;
   }
-  while (!pending_reads_.empty() && post_read(pending_reads_.front())) pending_reads_.pop_front();
+  while (!pending_rdma_.empty() && post_rdma(pending_rdma_.front())) pending_rdma_.pop_front();
 }
 
-bool VerbsTransport::post_read(const PendingRead& read) {
-  auto route = routes_.find(read.peer);
+bool VerbsTransport::post_rdma(const PendingRdma& chunk) {
+  auto route = routes_.find(chunk.peer);
   QpState& qp = qps_[static_cast<std::size_t>(route->second.qp_index)];
   if (route->second.failed) {
-    finish_read_chunk(read.op_id, false, "verbs: " + peer_label(read.peer) + " failed");
+    finish_rdma_chunk(chunk.op_id, false, "verbs: " + peer_label(chunk.peer) + " failed");
     return true;
   }
   if (!route_ready(route->second)) return false;
-  if (qp.outstanding >= limits_.send_depth || reads_posted_ >= kMaxReadsPosted) return false;
+  if (qp.outstanding >= limits_.send_depth || rdma_posted_ >= kMaxRdmaPosted) return false;
   ibv_sge sge{};
-  sge.addr = read.local_address;
-  sge.length = read.length;
-  sge.lkey = read.lkey;
+  sge.addr = chunk.local_address;
+  sge.length = chunk.length;
+  sge.lkey = chunk.lkey;
   ibv_send_wr wr{};
-  wr.wr_id = make_wr_id(kRead, read.op_id);
+  wr.wr_id = make_wr_id(kRdma, chunk.op_id);
   wr.sg_list = &sge;
   wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_READ;
+  wr.opcode = chunk.opcode;
   wr.send_flags = IBV_SEND_SIGNALED;
-  wr.wr.rdma.remote_addr = read.remote_address;
-  wr.wr.rdma.rkey = read.rkey;
+  wr.wr.rdma.remote_addr = chunk.remote_address;
+  wr.wr.rdma.rkey = chunk.rkey;
   // XRC: the target checks the rkey against the PD of the SRQ named here: the owner's own SRQ.
   if (mode_ == PlanMode::xrc) wr.qp_type.xrc.remote_srqn = route->second.remote_srqn;
   try {
     qp.qp->post_send(wr);
   } catch (const VerbsError& e) {
-    fail_peer(read.peer, e.what(), nullptr);
-    finish_read_chunk(read.op_id, false, e.what());
+    fail_peer(chunk.peer, e.what(), nullptr);
+    finish_rdma_chunk(chunk.op_id, false, e.what());
     return true;
   }
   ++qp.outstanding;
-  ++reads_posted_;
+  ++rdma_posted_;
   return true;
 }
 
-void VerbsTransport::finish_read_chunk(std::uint64_t op_id, bool ok, const std::string& reason) {
-  auto it = reads_.find(op_id);
-  if (it == reads_.end()) return;
-  ReadOp& op = it->second;
+void VerbsTransport::on_rdma_completion(std::uint64_t op_id, const ibv_wc& wc, MessageSink* sink) {
+  --rdma_posted_;
+  auto it = rdma_ops_.find(op_id);
+  if (it == rdma_ops_.end()) return;
+  const int peer = it->second.peer;
+  const auto route = routes_.find(peer);
+  if (route != routes_.end()) --qps_[static_cast<std::size_t>(route->second.qp_index)].outstanding;
+  if (wc.status != IBV_WC_SUCCESS) {
+    const std::string reason = std::string(it->second.write ? "RDMA WRITE to " : "RDMA READ from ") + peer_label(peer) +
+                               " failed: " + describe_completion(wc);
+    fail_peer(peer, reason, sink);
+    finish_rdma_chunk(op_id, false, reason);
+  } else {
+    heard_[static_cast<std::size_t>(peer)] = 1;
+    finish_rdma_chunk(op_id, true, "");
+  }
+}
+
+void VerbsTransport::finish_rdma_chunk(std::uint64_t op_id, bool ok, const std::string& reason) {
+  auto it = rdma_ops_.find(op_id);
+  if (it == rdma_ops_.end()) return;
+  RdmaOp& op = it->second;
   if (!ok && op.ok) {
     op.ok = false;
     op.reason = reason;
   }
   if (--op.chunks > 0) return;
-  ReadOp finished = op;
-  reads_.erase(it);
-  registrations_->release(finished.dst, finished.dst_length, IBV_ACCESS_LOCAL_WRITE);
+  RdmaOp finished = op;
+  rdma_ops_.erase(it);
+  if (finished.slot >= 0) {
+    const std::byte* buffer = send_slab_.data() + static_cast<std::size_t>(finished.slot) * limits_.eager_buffer_bytes;
+    if (!finished.write && finished.ok) std::memcpy(const_cast<void*>(finished.local), buffer, finished.local_length);
+    free_send_slots_.push_back(finished.slot);
+  } else {
+    registrations_->release(finished.local, finished.local_length, finished.write ? 0 : IBV_ACCESS_LOCAL_WRITE);
+  }
   finished.done->on_read_done(finished.ok, finished.reason);
 }
 
@@ -1038,6 +1085,8 @@ void VerbsTransport::disconnect() {
       } else if (kind == kRecv) {
         if (wcs[i].status == IBV_WC_SUCCESS) srq_->repost(index);  // late messages are dropped after disconnect
         else srq_->consumed();
+      } else if (kind == kRdma) {
+        on_rdma_completion(index, wcs[i], nullptr);  // gives its send slot back
       }
     }
   }
@@ -1061,11 +1110,11 @@ void VerbsTransport::disconnect() {
 }
 
 void VerbsTransport::teardown() {
-  for (auto& [id, op] : reads_) {
+  for (auto& [id, op] : rdma_ops_) {
     if (op.done != nullptr) op.done->on_read_done(false, "verbs: transport disconnected");
   }
-  reads_.clear();
-  pending_reads_.clear();
+  rdma_ops_.clear();
+  pending_rdma_.clear();
   cm_.reset();
   qps_.clear();
   srq_.reset();

@@ -70,10 +70,14 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   bool try_send_packed(int peer, const xmsg::transport::WireHeader& header, size_t n,
                        xmsg::transport::PayloadWriter& writer) override;
   int progress(xmsg::transport::MessageSink& sink) override;
-  xmsg::transport::MemoryHandle expose(const void* buffer, size_t length) override;
-  void release(const xmsg::transport::MemoryHandle& handle) override;
+  xmsg::transport::MemoryHandle expose(const void* buffer, size_t length,
+                                       xmsg::transport::Access access = xmsg::transport::Access::read) override;
+  void release(const xmsg::transport::MemoryHandle& handle,
+               xmsg::transport::Access access = xmsg::transport::Access::read) override;
   void read_remote(int peer, const xmsg::transport::MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                    xmsg::transport::ReadCompletion& done) override;
+  void write_remote(int peer, const xmsg::transport::MemoryHandle& destination, uint64_t offset,
+                    std::span<const std::byte> src, xmsg::transport::ReadCompletion& done) override;
   void disconnect() override;
 
   PlanMode mode() const { return mode_; }
@@ -111,18 +115,24 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
     bool failed = false;
     bool probe_posted = false;
   };
-  struct ReadOp {
+  // A remote read or write (read_remote / write_remote), split into chunks the device takes.
+  // Up to one eager buffer moves through a send slot (no registration of the caller's memory:
+  // a small put or get costs a memcpy, not an ibv_reg_mr); larger ones register it.
+  struct RdmaOp {
     xmsg::transport::ReadCompletion* done = nullptr;
     int peer = -1;
     int chunks = 0;
     bool ok = true;
+    bool write = false;
+    int slot = -1;  // the send slot it moves through; -1: `local` is registered
     std::string reason;
-    const void* dst = nullptr;
-    std::size_t dst_length = 0;
+    const void* local = nullptr;  // read: the destination; write: the source
+    std::size_t local_length = 0;
   };
-  struct PendingRead {
+  struct PendingRdma {
     std::uint64_t op_id;
     int peer;
+    ibv_wr_opcode opcode;
     std::uint64_t local_address;
     std::uint32_t length;
     std::uint32_t lkey;
@@ -158,8 +168,13 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   RemoteEndpoint endpoint(const WireUpRecord& record, int qp_position, int publisher) const;
   std::string peer_label(int rank) const;
   void fail_peer(int peer, const std::string& reason, xmsg::transport::MessageSink* sink);
-  bool post_read(const PendingRead& read);
-  void finish_read_chunk(std::uint64_t op_id, bool ok, const std::string& reason);
+  // read_remote and write_remote: checks, then the op and its chunks, posted as room allows.
+  void start_rdma(int peer, const xmsg::transport::MemoryHandle& remote, uint64_t offset, std::byte* local,
+                  std::size_t length, bool write, xmsg::transport::ReadCompletion& done);
+  bool post_rdma(const PendingRdma& chunk);
+  // A completion of kind kRdma (also during disconnect): the chunk is off the send queue.
+  void on_rdma_completion(std::uint64_t op_id, const ibv_wc& wc, xmsg::transport::MessageSink* sink);
+  void finish_rdma_chunk(std::uint64_t op_id, bool ok, const std::string& reason);
   void teardown();
   void drain_async_events(xmsg::transport::MessageSink& sink);
   void probe_quiet_peers();
@@ -194,9 +209,9 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   std::map<int, Route> routes_;
   std::vector<int> free_send_slots_;
   std::vector<std::pair<int, int>> send_slot_owner_;  // slot -> (peer, qp index)
-  std::map<std::uint64_t, ReadOp> reads_;
-  std::deque<PendingRead> pending_reads_;
-  std::uint64_t next_read_id_ = 1;
+  std::map<std::uint64_t, RdmaOp> rdma_ops_;
+  std::deque<PendingRdma> pending_rdma_;
+  std::uint64_t next_rdma_id_ = 1;
   std::vector<std::pair<int, std::string>> failures_to_report_;
   std::map<std::uint32_t, int> qp_index_by_qpn_;
   std::uint64_t progress_calls_ = 0;
@@ -207,7 +222,7 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   std::chrono::steady_clock::time_point last_connection_poll_;
   int probes_posted_ = 0;
   int probe_budget_ = 0;  // CQ entries left for probes
-  int reads_posted_ = 0;  // READs on the send queues (the CQ holds kMaxReadsPosted of them)
+  int rdma_posted_ = 0;  // READs and WRITEs on the send queues (the CQ holds kMaxRdmaPosted of them)
 };
 
 }  // namespace xmsg::verbs

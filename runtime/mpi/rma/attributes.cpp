@@ -103,7 +103,17 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
                                             {"same_disp_unit", "false"}};
   if (w->flavor == MPI_WIN_FLAVOR_SHARED) all["alloc_shared_noncontig"] = "false";
   // Which path the operations take (docs/rma.md): the origin alone, or the target's service.
-  all["xmsg_rma_path"] = w->direct ? "direct" : w->cma ? "single_copy" : "messages";
+  all["xmsg_rma_path"] = w->direct ? "direct" : w->cma ? "single_copy" : w->remote ? "remote" : "messages";
+  if (w->remote) {
+    // The transports puts and gets take to the other ranks ("messages" for ranks none reaches).
+    std::string via;
+    for (int r = 0; r < w->size; ++r) {
+      if (r == w->rank) continue;
+      const char* t = w->remote_via[static_cast<size_t>(r)] ? w->remote_via[static_cast<size_t>(r)] : "messages";
+      if (("," + via + ",").find("," + std::string(t) + ",") == std::string::npos) via += (via.empty() ? "" : ",") + std::string(t);
+    }
+    all["xmsg_rma_remote"] = via;
+  }
   for (auto& [k, v] : w->info) all[k] = v;
   for (auto& [k, v] : all) PMPI_Info_set(*info_used, k.c_str(), v.c_str());
   return MPI_SUCCESS;

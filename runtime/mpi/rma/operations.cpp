@@ -95,6 +95,11 @@ int do_put(const void* origin_addr, int origin_count, MPI_Datatype origin_dataty
   }
   if (w->cma)
     return cma_put(w, origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, bytes, func);
+  if (remote_reach(w, target_rank)) {
+    bool taken = false;
+    const int e = remote_put(w, origin_addr, origin_count, *ot, t, bytes, copy, func, &taken);
+    if (taken || e) return e;
+  }
   Hdr h{};
   h.kind = kPut;
   h.data_bytes = bytes;
@@ -147,6 +152,12 @@ int do_get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, in
   }
   if (w->cma)
     return cma_get(w, origin_addr, origin_count, *ot, target_rank, target_disp, target_count, *tt, bytes, func);
+  // MPI_Rget's request completes with its reply message: it keeps the message path.
+  if (!op && remote_reach(w, target_rank)) {
+    bool taken = false;
+    const int e = remote_get(w, origin_addr, *ot, t, bytes, func, &taken);
+    if (taken || e) return e;
+  }
   Hdr h{};
   h.kind = kGet;
   h.reply_tag = take_tag(w);

@@ -34,6 +34,7 @@ bool poll_send(Outgoing& o) {
 
 // Local completion of everything to `target` (-1: every target).
 void complete_local(Window* w, int target) {
+  remote_wait(w, target);
   spin_until([&] {
     bool all = true;
     for (auto& g : w->gets)
@@ -124,7 +125,9 @@ int sync_targets(Window* w, const std::vector<int>& targets, int32_t kind, const
     xmsg_request_t req;
   };
   // Direct-path stores are complete once issued; the fence orders them before the answer.
+  // Remote writes are complete once acknowledged: before the flush or unlock goes out.
   process_fence();
+  for (int t : targets) remote_wait(w, t);
   std::vector<Pending> p(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) {
     p[i].target = targets[i];
@@ -157,6 +160,8 @@ int sync_targets(Window* w, const std::vector<int>& targets, int32_t kind, const
     complete_local(w, t);
     w->dirty[static_cast<size_t>(t)] = 0;
   }
+  for (int t : targets)
+    if (int e = remote_failure(w, t, func)) return e;
   for (auto& x : p)
     if (x.ack.code != MPI_SUCCESS)
       return raise(w, x.ack.code, func,

@@ -25,7 +25,9 @@
 //
 // Windows whose memory this library allocates for ranks that all share a node live in one
 // mapped segment; there the origin moves the data itself (the direct path) and takes the
-// target's lock in the segment; fence and PSCW still travel as messages.
+// target's lock in the segment. Windows across nodes expose every rank's memory to the
+// transports that read and write it one-sidedly (RDMA over verbs, CMA inside a node): puts and
+// gets to those ranks are remote writes and reads (remote.cpp), the rest messages.
 #pragma once
 
 #include "../mpi_impl.hpp"
@@ -198,6 +200,17 @@ struct Window {
   // Single-copy path (MPI_Win_create on one node, cma.cpp): every rank's window address and pid.
   bool cma = false;
   std::vector<CmaPeer> cma_peers;
+  // Remote path (remote.cpp, windows by MPI_Win_create and _allocate across nodes): every
+  // rank's memory as the transports exposed it; remote_via[r] names the transport reaching
+  // rank r one-sidedly, null where there is none (tcp, this rank): puts and gets to those stay
+  // messages. remote_done[r] counts the transfers to r in flight (completions hold its address).
+  bool remote = false;
+  bool remote_exposed = false;
+  xmsgi_remote_keys my_keys{};
+  std::vector<xmsgi_remote_keys> remote_keys;
+  std::vector<const char*> remote_via;
+  std::unique_ptr<xmsgi_remote_done[]> remote_done;
+  std::vector<std::pair<int, std::unique_ptr<char[]>>> remote_staging;  // packed put sources, per target
   std::vector<Region> attached;  // dynamic
   std::string name;
   std::map<std::string, std::string> info;
@@ -360,6 +373,30 @@ void get_at(const char* at, void* origin, int64_t ocount, const Type& ot, int64_
             int64_t bytes);
 void accumulate_at(Window* w, char* at, const void* origin, int64_t ocount, const Type* ot, void* result,
                    int64_t rcount, const Type* rt, int64_t tcount, const Type& tt, int64_t bytes, MPI_Op op);
+
+// ---- the remote path (remote.cpp) -----------------------------------------------------------
+// Collective: exposes this rank's window memory (base, win_size) through every transport that
+// can read and write it one-sidedly and learns every rank's keys. Off with XMSG_RMA_REMOTE=off,
+// or when any rank could not expose (then every rank keeps messages).
+void set_up_remote(Window* w);
+// After the window's last epoch (MPI_Win_free's barrier): withdraws the exposure.
+void release_remote(Window* w);
+// Whether a put or get to `rank` goes through the remote path.
+inline bool remote_reach(const Window* w, int rank) {
+  return w->remote && w->remote_via[static_cast<size_t>(rank)] != nullptr;
+}
+// A put / get of the checked transfer as remote writes / reads, one per contiguous run of the
+// target datatype, for at most a few dozen runs; remote_get only into contiguous origin
+// buffers. *taken false: not for the remote path, the caller sends a request. `copy`: the
+// origin buffer is free on return (MPI_Rput), so the data is copied first.
+int remote_put(Window* w, const void* origin, int64_t ocount, const Type& ot, const Target& t, int64_t bytes,
+               bool copy, const char* func, bool* taken);
+int remote_get(Window* w, void* origin, const Type& ot, const Target& t, int64_t bytes, const char* func, bool* taken);
+// Waits until the transfers to `target` (-1: every target) are complete, at the origin and at the
+// target alike (RDMA WRITE completions come with the target's acknowledgement).
+void remote_wait(Window* w, int target);
+// The first transfer to `target` (-1: any) that failed, raised on the window; MPI_SUCCESS if none.
+int remote_failure(Window* w, int target, const char* func);
 
 // ---- the single-copy path (cma.cpp) ----------------------------------------------------------
 // MPI_Win_create windows on one node (Window::cma): the origin reads and writes the target's

@@ -92,6 +92,7 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
   process_fence();
   if (!(assert_ & MPI_MODE_NOPRECEDE)) e = sync_targets(w, dirty_targets(w), kFlush, func);
   complete_local(w, -1);
+  if (e == MPI_SUCCESS) e = remote_failure(w, -1, func);
   // The barrier waits serve the other ranks' flushes (the idle hook runs the service).
   if (int b = xmsg_barrier(w->xcomm)) return reraise(w, b, func);
   w->fence_open = !(assert_ & MPI_MODE_NOSUCCEED);
@@ -149,6 +150,7 @@ int PMPI_Win_complete(MPI_Win win) {
                  "window %s has no access epoch (call MPI_Win_start first)", win_name(w));
   int e = MPI_SUCCESS;
   process_fence();
+  remote_wait(w, -1);  // the targets may read what we wrote once they hear of the completion
   if (w->pscw_posts) {
     pscw_complete(w, w->access);
   } else {
@@ -164,6 +166,7 @@ int PMPI_Win_complete(MPI_Win win) {
     }
   }
   complete_local(w, -1);
+  if (e == MPI_SUCCESS) e = remote_failure(w, -1, func);
   for (int t : w->access) w->in_access[static_cast<size_t>(t)] = 0;
   w->access.clear();
   w->started = false;
@@ -328,6 +331,8 @@ int PMPI_Win_unlock_all(MPI_Win win) {
     return MPI_SUCCESS;
   }
   std::vector<int> all;
+  remote_wait(w, -1);
+  if (int e = remote_failure(w, -1, func)) return e;
   if (w->lock_all_nocheck) {
     all = dirty_targets(w);
   } else {
@@ -343,7 +348,10 @@ int PMPI_Win_flush(int rank, MPI_Win win) {
   if (int e = check_win(win, func, &w)) return e;
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (int e = check_passive(w, rank, func)) return e;
-  if (!w->dirty[static_cast<size_t>(rank)]) return MPI_SUCCESS;
+  if (!w->dirty[static_cast<size_t>(rank)]) {  // nothing but remote writes and reads (if any) to wait for
+    remote_wait(w, rank);
+    return remote_failure(w, rank, func);
+  }
   return sync_targets(w, {rank}, kFlush, func);
 }
 XMSG_MPI_ALIAS(Win_flush)
@@ -354,6 +362,8 @@ int PMPI_Win_flush_all(MPI_Win win) {
   if (int e = check_win(win, func, &w)) return e;
   if (!w->lock_all && w->locks.empty())
     return raise(w, MPI_ERR_RMA_SYNC, func, "window %s has no passive-target epoch", win_name(w));
+  remote_wait(w, -1);
+  if (int e = remote_failure(w, -1, func)) return e;
   return sync_targets(w, dirty_targets(w), kFlush, func);
 }
 XMSG_MPI_ALIAS(Win_flush_all)
@@ -365,7 +375,7 @@ int PMPI_Win_flush_local(int rank, MPI_Win win) {
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (int e = check_passive(w, rank, func)) return e;
   complete_local(w, rank);
-  return MPI_SUCCESS;
+  return remote_failure(w, rank, func);
 }
 XMSG_MPI_ALIAS(Win_flush_local)
 
@@ -376,7 +386,7 @@ int PMPI_Win_flush_local_all(MPI_Win win) {
   if (!w->lock_all && w->locks.empty())
     return raise(w, MPI_ERR_RMA_SYNC, func, "window %s has no passive-target epoch", win_name(w));
   complete_local(w, -1);
-  return MPI_SUCCESS;
+  return remote_failure(w, -1, func);
 }
 XMSG_MPI_ALIAS(Win_flush_local_all)
 

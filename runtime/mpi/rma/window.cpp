@@ -250,6 +250,7 @@ int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
   if (int e = make_window(comm, size, disp_unit, info, MPI_WIN_FLAVOR_CREATE, func, &w)) return e;
   w->base = base;
   if (w->size > 1 && on_one_node(comm)) set_up_cma(w.get(), func);
+  else set_up_remote(w.get());
   return register_window(std::move(w), win);
 }
 XMSG_MPI_ALIAS(Win_create)
@@ -282,6 +283,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
   }
   w->base = w->owned;
   *static_cast<void**>(baseptr) = w->base;
+  set_up_remote(w.get());
   return register_window(std::move(w), win);
 }
 XMSG_MPI_ALIAS(Win_allocate)
@@ -399,6 +401,7 @@ int PMPI_Win_free(MPI_Win* win) {
   });
   unregister_progress(&w->service);
   delete_attributes(AttrKind::kWin, *win, &w->attrs);
+  release_remote(w);
   xmsg_comm_free(&w->xcomm);
   release_memory(w);
   windows()[static_cast<size_t>(*win)].reset();

@@ -14,6 +14,8 @@
 #include "conformance.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int rank = 0, nranks = 1;
 
@@ -505,6 +507,87 @@ static void test_passive_while_target_computes(int created) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* ---- the remote path across nodes -------------------------------------------------------- */
+/* Across nodes, puts and gets to ranks a transport reaches one-sidedly (RDMA WRITE/READ over
+ * verbs, CMA between the ranks of one node) are that transport's remote writes and reads, one per
+ * contiguous run of the target datatype; MPI_Win_get_info says so (xmsg_rma_path "remote",
+ * xmsg_rma_remote the transports in use). A harness names the transport it expects in
+ * XMSG_TEST_RMA_REMOTE ("verbs" in the soft-RoCE guest), so a silent fall back to messages
+ * fails there. Strided data at the target and at the origin, under fence, lock_all + flush and
+ * an exclusive lock, for created and allocated windows. */
+static void test_remote_path(int created) {
+  MPI_Comm node;
+  int node_size = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  if (node_size == nranks) return; /* one node: the direct and single-copy paths */
+  enum { kInts = 64 };
+  int own[kInts];
+  int* mem = own;
+  MPI_Win win = MPI_WIN_NULL;
+  if (created)
+    CHECK_MPI(MPI_Win_create(own, sizeof own, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  else
+    CHECK_MPI(MPI_Win_allocate(sizeof own, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  MPI_Info used;
+  char path[64] = "", via[64] = "";
+  int flag = 0, via_flag = 0;
+  CHECK_MPI(MPI_Win_get_info(win, &used));
+  MPI_Info_get(used, "xmsg_rma_path", sizeof path - 1, path, &flag);
+  MPI_Info_get(used, "xmsg_rma_remote", sizeof via - 1, via, &via_flag);
+  MPI_Info_free(&used);
+  const char* want = getenv("XMSG_TEST_RMA_REMOTE");
+  if (want && *want)
+    CHECK(strcmp(path, "remote") == 0 && via_flag && strstr(via, want) != NULL,
+          "window by %s across nodes: xmsg_rma_path '%s', xmsg_rma_remote '%s' (expected remote over %s)",
+          created ? "MPI_Win_create" : "MPI_Win_allocate", path, via, want);
+  else
+    CHECK(strcmp(path, "remote") == 0 || strcmp(path, "messages") == 0, "window across nodes: xmsg_rma_path '%s'",
+          path);
+  const int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
+  const int ll = (rank + 2 * nranks - 2) % nranks;
+  MPI_Datatype pairs; /* 8 pairs of ints, a stride of 4 ints: 16 ints over 30 */
+  MPI_Type_vector(8, 2, 4, MPI_INT, &pairs);
+  MPI_Type_commit(&pairs);
+  for (int i = 0; i < kInts; ++i) mem[i] = -1;
+  int src[16], got[16];
+  for (int i = 0; i < 16; ++i) src[i] = rank * 1000 + i;
+  CHECK_MPI(MPI_Win_fence(0, win));
+  /* Contiguous origin, strided target: one remote write per pair. */
+  CHECK_MPI(MPI_Put(src, 16, MPI_INT, right, 0, 1, pairs, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  for (int b = 0; b < 8; ++b) {
+    CHECK(mem[4 * b] == left * 1000 + 2 * b && mem[4 * b + 1] == left * 1000 + 2 * b + 1,
+          "fence put: pair %d is %d,%d (from rank %d)", b, mem[4 * b], mem[4 * b + 1], left);
+    CHECK(mem[4 * b + 2] == -1 && mem[4 * b + 3] == -1, "fence put wrote between the pairs (pair %d)", b);
+  }
+  /* Strided get from the left neighbour, whose memory holds rank ll's values. */
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  for (int i = 0; i < 16; ++i) got[i] = -7;
+  CHECK_MPI(MPI_Get(got, 16, MPI_INT, left, 0, 1, pairs, win));
+  CHECK_MPI(MPI_Win_flush(left, win));
+  for (int i = 0; i < 16; ++i) CHECK(got[i] == ll * 1000 + i, "lock_all get: int %d is %d, expected %d", i, got[i], ll * 1000 + i);
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  /* Strided origin (packed first), contiguous target, under an exclusive lock. */
+  int spread[32];
+  for (int i = 0; i < 32; ++i) spread[i] = (i % 4 < 2) ? rank * 100 + i : -5;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  CHECK_MPI(MPI_Put(spread, 1, pairs, right, 40, 16, MPI_INT, win));
+  CHECK_MPI(MPI_Win_unlock(right, win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+  for (int k = 0; k < 16; ++k) {
+    const int i = (k / 2) * 4 + k % 2;
+    CHECK(mem[40 + k] == left * 100 + i, "locked put of a strided origin: int %d is %d, expected %d", 40 + k,
+          mem[40 + k], left * 100 + i);
+  }
+  CHECK_MPI(MPI_Win_unlock(rank, win));
+  MPI_Type_free(&pairs);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 /* ---- errors --------------------------------------------------------------------------------- */
 static void expect_class(int code, int cls, const char* what) {
   int c = -1;
@@ -663,6 +746,8 @@ int main(int argc, char** argv) {
   test_passive_in_barrier();
   test_passive_while_target_computes(0);
   test_passive_while_target_computes(1);
+  test_remote_path(0);
+  test_remote_path(1);
   test_errors();
   test_user_handlers();
   return FINISH("rma");

@@ -115,6 +115,7 @@ class ShmTransport final : public Transport {
     c.remote_read = cma_all_;
     c.max_eager_payload = max_payload_;
     c.remote_write = cma_all_;
+    c.split_copy = cma_all_;
     c.peek_payload = kMailboxPayload;
     c.input_hint = true;
     return c;

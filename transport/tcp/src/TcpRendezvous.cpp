@@ -12,13 +12,13 @@ namespace xmsg::transport::tcp {
 
 // ---- remote read -------------------------------------------------------------------------
 
-MemoryHandle TcpTransport::expose(const void* buffer, size_t length) {
+MemoryHandle TcpTransport::expose(const void* buffer, size_t length, Access) {  // tcp writes nothing remotely
   const uint64_t key = next_key_++;
   exposed_.emplace(key, std::span(static_cast<const std::byte*>(buffer), length));
   return {reinterpret_cast<uint64_t>(buffer), length, key};
 }
 
-void TcpTransport::release(const MemoryHandle& handle) {
+void TcpTransport::release(const MemoryHandle& handle, Access) {
   exposed_.erase(handle.key);
   // Released after the receiver's FIN: whatever it staged of this message is gone.
   if (auto it = large_pushes_.find(handle.key); it != large_pushes_.end()) {

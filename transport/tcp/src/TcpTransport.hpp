@@ -51,8 +51,8 @@ class TcpTransport final : public Transport {
   // Remote read over the stream: read_remote() asks the owner for the range (kReadRequest); the
   // owner's progress() sends it from the exposed buffer itself and the reader's progress()
   // receives it into `dst` itself. Each side copies once, between the kernel and user memory.
-  MemoryHandle expose(const void* buffer, size_t length) override;
-  void release(const MemoryHandle& handle) override;
+  MemoryHandle expose(const void* buffer, size_t length, Access access = Access::read) override;
+  void release(const MemoryHandle& handle, Access access = Access::read) override;
   void read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                    ReadCompletion& done) override;
   void disconnect() override;

@@ -74,6 +74,11 @@ struct MemoryHandle {
   uint64_t key = 0;     // transport-specific (verbs rkey); 0 where unused
 };
 
+// What peers may do with an exposed buffer. A rendezvous sender's buffer is only read; a
+// buffer peers write into (split copy's landing, a one-sided window) must say so, since verbs
+// registers each kind of access separately.
+enum class Access : uint8_t { read, read_write };
+
 // Where the payload of an eager message goes when a receive for it is already posted.
 struct EagerLanding {
   void* token = nullptr;          // null: no receive matched; the message comes through on_message
@@ -119,8 +124,11 @@ class ReadCompletion {
 struct Capabilities {
   bool remote_read = false;      // read_remote() works (CMA, RDMA READ)
   size_t max_eager_payload = 0;  // largest payload try_send() accepts
-  bool remote_write = false;     // write_remote() works (CMA); lets a sender copy part of a
-                                 // rendezvous message while the receiver reads the rest
+  bool remote_write = false;     // write_remote() works (CMA, RDMA WRITE)
+  // The receiver's read and the sender's write of one rendezvous message run at once on two
+  // CPUs (CMA), so splitting the message halves its copy time (split copy, XMSG_RNDV_SPLIT).
+  // Not so where a NIC moves both halves over the same link (RDMA).
+  bool split_copy = false;
   size_t peek_payload = 0;       // largest message wait_peek() can show (0: not offered)
   bool input_hint = false;       // input_ready() really looks (false: it always answers true)
   // One progress() call costs system calls even when nothing came (tcp: a recv per socket):
@@ -209,12 +217,15 @@ class Transport {
   virtual void take_peeked(int peer, void* dst, size_t n) { (void)peer, (void)dst, (void)n; }
 
   // Rendezvous capability (capabilities().remote_read). expose() registers a buffer the peer
-  // may read until release(); read_remote() copies from a peer's exposed buffer into `dst` and
-  // calls `done` (possibly before returning).
-  virtual MemoryHandle expose(const void* buffer, size_t length) {
+  // may read (and, with Access::read_write, write) until release() with the same access;
+  // read_remote() copies from a peer's exposed buffer into `dst` and calls `done` (possibly
+  // before returning). Where both remote_read and remote_write are advertised, neither needs
+  // the peer's CPU (CMA, RDMA): one-sided communication builds on that.
+  virtual MemoryHandle expose(const void* buffer, size_t length, Access access = Access::read) {
+    (void)access;
     return {reinterpret_cast<uint64_t>(buffer), length, 0};
   }
-  virtual void release(const MemoryHandle&) {}
+  virtual void release(const MemoryHandle&, Access access = Access::read) { (void)access; }
   virtual void read_remote(int peer, const MemoryHandle& source, uint64_t offset,
                            std::span<std::byte> dst, ReadCompletion& done) {
     (void)peer, (void)source, (void)offset, (void)dst;
