@@ -105,9 +105,10 @@ int xmsgi_remote_write(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys
   if (int rc = resolve(comm, rank, keys, "xmsgi_remote_write", &t, &k, &peer)) return rc;
   if (done == nullptr) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_remote_write: done is NULL");
   return xmsgi_guard("xmsgi_remote_write", [&] {
+    auto* completion = new Completion(done);  // before the count: an allocation failure leaves it as it was
     ++done->pending;
     t->write_remote(peer, {k->address, k->length, k->key}, offset, {static_cast<const std::byte*>(src), n},
-                    *new Completion(done));
+                    *completion);
     return XMSG_SUCCESS;
   });
 }
@@ -120,9 +121,10 @@ int xmsgi_remote_read(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys,
   if (int rc = resolve(comm, rank, keys, "xmsgi_remote_read", &t, &k, &peer)) return rc;
   if (done == nullptr) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_remote_read: done is NULL");
   return xmsgi_guard("xmsgi_remote_read", [&] {
+    auto* completion = new Completion(done);
     ++done->pending;
     t->read_remote(peer, {k->address, k->length, k->key}, offset, {static_cast<std::byte*>(dst), n},
-                   *new Completion(done));
+                   *completion);
     return XMSG_SUCCESS;
   });
 }
