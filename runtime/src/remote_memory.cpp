@@ -97,34 +97,35 @@ const char* xmsgi_remote_transport(xmsg_comm_t comm, int rank, const xmsgi_remot
   return t->name().data();  // every transport's name is a string literal
 }
 
-int xmsgi_remote_write(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset, const void* src,
-                       uint64_t n, xmsgi_remote_done* done) {
+namespace {
+
+// A write from or a read into `local`: n bytes at `offset` of what `rank` exposed.
+int transfer(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset, bool write, void* local,
+             uint64_t n, xmsgi_remote_done* done, const char* func) {
   transport::Transport* t = nullptr;
   const xmsgi_remote_key* k = nullptr;
   int peer = -1;
-  if (int rc = resolve(comm, rank, keys, "xmsgi_remote_write", &t, &k, &peer)) return rc;
-  if (done == nullptr) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_remote_write: done is NULL");
-  return xmsgi_guard("xmsgi_remote_write", [&] {
+  if (int rc = resolve(comm, rank, keys, func, &t, &k, &peer)) return rc;
+  if (done == nullptr) return xmsgi_error(XMSG_ERR_ARG, "%s: done is NULL", func);
+  if (local == nullptr && n > 0) return xmsgi_error(XMSG_ERR_BUFFER, "%s: %s is NULL", func, write ? "src" : "dst");
+  return xmsgi_guard(func, [&] {
     auto* completion = new Completion(done);  // before the count: an allocation failure leaves it as it was
     ++done->pending;
-    t->write_remote(peer, {k->address, k->length, k->key}, offset, {static_cast<const std::byte*>(src), n},
-                    *completion);
+    const transport::MemoryHandle remote{k->address, k->length, k->key};
+    if (write) t->write_remote(peer, remote, offset, {static_cast<const std::byte*>(local), n}, *completion);
+    else t->read_remote(peer, remote, offset, {static_cast<std::byte*>(local), n}, *completion);
     return XMSG_SUCCESS;
   });
 }
 
+}  // namespace
+
+int xmsgi_remote_write(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset, const void* src,
+                       uint64_t n, xmsgi_remote_done* done) {
+  return transfer(comm, rank, keys, offset, true, const_cast<void*>(src), n, done, "xmsgi_remote_write");
+}
+
 int xmsgi_remote_read(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset, void* dst,
                       uint64_t n, xmsgi_remote_done* done) {
-  transport::Transport* t = nullptr;
-  const xmsgi_remote_key* k = nullptr;
-  int peer = -1;
-  if (int rc = resolve(comm, rank, keys, "xmsgi_remote_read", &t, &k, &peer)) return rc;
-  if (done == nullptr) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_remote_read: done is NULL");
-  return xmsgi_guard("xmsgi_remote_read", [&] {
-    auto* completion = new Completion(done);
-    ++done->pending;
-    t->read_remote(peer, {k->address, k->length, k->key}, offset, {static_cast<std::byte*>(dst), n},
-                   *completion);
-    return XMSG_SUCCESS;
-  });
+  return transfer(comm, rank, keys, offset, false, dst, n, done, "xmsgi_remote_read");
 }

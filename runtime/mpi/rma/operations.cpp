@@ -155,7 +155,7 @@ int do_get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, in
   // MPI_Rget's request completes with its reply message: it keeps the message path.
   if (!op && remote_reach(w, target_rank)) {
     bool taken = false;
-    const int e = remote_get(w, origin_addr, *ot, t, bytes, func, &taken);
+    const int e = remote_get(w, origin_addr, *ot, t, func, &taken);
     if (taken || e) return e;
   }
   Hdr h{};

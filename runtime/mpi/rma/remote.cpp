@@ -90,6 +90,24 @@ void release_remote(Window* w) {
   w->remote_via.clear();
 }
 
+namespace {
+
+// One remote write from or read into `stream` (the origin's data, contiguous) per run of the
+// target datatype.
+int transfer_runs(Window* w, const Target& t, bool write, char* stream_base, const char* func) {
+  const int64_t base = base_offset(w, t);
+  xmsgi_remote_done* done = &w->remote_done[static_cast<size_t>(t.rank)];
+  const xmsgi_remote_keys* keys = &w->remote_keys[static_cast<size_t>(t.rank)];
+  const int e = for_each_run(*t.type, t.count, [&](int64_t at, int64_t stream, int64_t n) {
+    const uint64_t where = static_cast<uint64_t>(base + at), bytes = static_cast<uint64_t>(n);
+    return write ? xmsgi_remote_write(w->xcomm, t.rank, keys, where, stream_base + stream, bytes, done)
+                 : xmsgi_remote_read(w->xcomm, t.rank, keys, where, stream_base + stream, bytes, done);
+  });
+  return e ? reraise(w, e, func) : MPI_SUCCESS;
+}
+
+}  // namespace
+
 int remote_put(Window* w, const void* origin, int64_t ocount, const Type& ot, const Target& t, int64_t bytes,
                bool copy, const char* func, bool* taken) {
   *taken = count_runs(*t.type, t.count) <= kMaxRemoteRuns;
@@ -101,29 +119,13 @@ int remote_put(Window* w, const void* origin, int64_t ocount, const Type& ot, co
     src = packed.get();
     w->remote_staging.emplace_back(t.rank, std::move(packed));
   }
-  const int64_t base = base_offset(w, t);
-  xmsgi_remote_done* done = &w->remote_done[static_cast<size_t>(t.rank)];
-  const xmsgi_remote_keys* keys = &w->remote_keys[static_cast<size_t>(t.rank)];
-  const int e = for_each_run(*t.type, t.count, [&](int64_t at, int64_t from, int64_t n) {
-    return xmsgi_remote_write(w->xcomm, t.rank, keys, static_cast<uint64_t>(base + at), src + from,
-                              static_cast<uint64_t>(n), done);
-  });
-  return e ? reraise(w, e, func) : MPI_SUCCESS;
+  return transfer_runs(w, t, true, const_cast<char*>(src), func);
 }
 
-int remote_get(Window* w, void* origin, const Type& ot, const Target& t, int64_t bytes, const char* func, bool* taken) {
-  (void)bytes;
+int remote_get(Window* w, void* origin, const Type& ot, const Target& t, const char* func, bool* taken) {
   *taken = ot.contiguous && count_runs(*t.type, t.count) <= kMaxRemoteRuns;
   if (!*taken) return MPI_SUCCESS;
-  char* dst = static_cast<char*>(origin) + ot.true_lb;
-  const int64_t base = base_offset(w, t);
-  xmsgi_remote_done* done = &w->remote_done[static_cast<size_t>(t.rank)];
-  const xmsgi_remote_keys* keys = &w->remote_keys[static_cast<size_t>(t.rank)];
-  const int e = for_each_run(*t.type, t.count, [&](int64_t at, int64_t to, int64_t n) {
-    return xmsgi_remote_read(w->xcomm, t.rank, keys, static_cast<uint64_t>(base + at), dst + to,
-                             static_cast<uint64_t>(n), done);
-  });
-  return e ? reraise(w, e, func) : MPI_SUCCESS;
+  return transfer_runs(w, t, false, static_cast<char*>(origin) + ot.true_lb, func);
 }
 
 void remote_wait(Window* w, int target) {

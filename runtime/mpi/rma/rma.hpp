@@ -391,7 +391,7 @@ inline bool remote_reach(const Window* w, int rank) {
 // origin buffer is free on return (MPI_Rput), so the data is copied first.
 int remote_put(Window* w, const void* origin, int64_t ocount, const Type& ot, const Target& t, int64_t bytes,
                bool copy, const char* func, bool* taken);
-int remote_get(Window* w, void* origin, const Type& ot, const Target& t, int64_t bytes, const char* func, bool* taken);
+int remote_get(Window* w, void* origin, const Type& ot, const Target& t, const char* func, bool* taken);
 // Waits until the transfers to `target` (-1: every target) are complete, at the origin and at the
 // target alike (RDMA WRITE completions come with the target's acknowledgement).
 void remote_wait(Window* w, int target);

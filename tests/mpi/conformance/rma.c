@@ -447,6 +447,15 @@ static void test_passive_in_barrier(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+static int ranks_on_my_node(void) {
+  MPI_Comm node;
+  int n = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
 /* ---- passive target while the target computes outside MPI --------------------------------- */
 /* On one node (MPI_Win_allocate maps one segment: the direct path; MPI_Win_create windows are
  * read and written with process_vm_readv/writev: the single-copy path) the origin takes the
@@ -455,11 +464,7 @@ static void test_passive_in_barrier(void) {
  * until the guard below gave up. Across nodes (tcp) the target serves only inside MPI: skipped
  * there, by design (docs/rma.md, "Limits"). */
 static void test_passive_while_target_computes(int created) {
-  MPI_Comm node;
-  int node_size = 0;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_size(node, &node_size);
-  MPI_Comm_free(&node);
+  const int node_size = ranks_on_my_node();
   if (node_size != nranks || nranks < 2) return;
   int own[2];
   int* mem = NULL;
@@ -516,11 +521,7 @@ static void test_passive_while_target_computes(int created) {
  * fails there. Strided data at the target and at the origin, under fence, lock_all + flush and
  * an exclusive lock, for created and allocated windows. */
 static void test_remote_path(int created) {
-  MPI_Comm node;
-  int node_size = 0;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_size(node, &node_size);
-  MPI_Comm_free(&node);
+  const int node_size = ranks_on_my_node();
   if (node_size == nranks) return; /* one node: the direct and single-copy paths */
   enum { kInts = 64 };
   int own[kInts];
