@@ -245,16 +245,19 @@ int xmsg_mpi_win_null_delete_fn(MPI_Win, int, void*, void*) { return MPI_SUCCESS
 // ---- communicators ---------------------------------------------------------------------------
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
                             int* comm_keyval, void* extra_state) {
+  XMSG_MPI_ENTRY;
   return create_keyval(AttrKind::kComm, copy_fn, delete_fn, comm_keyval, extra_state, "MPI_Comm_create_keyval");
 }
 XMSG_MPI_ALIAS(Comm_create_keyval)
 
 int PMPI_Comm_free_keyval(int* comm_keyval) {
+  XMSG_MPI_ENTRY;
   return free_keyval(AttrKind::kComm, comm_keyval, "MPI_Comm_free_keyval");
 }
 XMSG_MPI_ALIAS(Comm_free_keyval)
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
+  XMSG_MPI_ENTRY;
   if (int e = check_comm(comm, "MPI_Comm_set_attr")) return e;
   if (comm_keyval > 0 && comm_keyval < kFirstUserKeyval)
     return fail(MPI_ERR_KEYVAL, "MPI_Comm_set_attr", comm, "keyval %d is predefined and cannot be set", comm_keyval);
@@ -264,6 +267,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
 XMSG_MPI_ALIAS(Comm_set_attr)
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+  XMSG_MPI_ENTRY;
   if (int e = check_comm(comm, "MPI_Comm_get_attr")) return e;
   if (!attribute_val || !flag)
     return fail(MPI_ERR_ARG, "MPI_Comm_get_attr", comm, "%s is NULL", flag ? "attribute_val" : "flag");
@@ -284,6 +288,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int*
 XMSG_MPI_ALIAS(Comm_get_attr)
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
+  XMSG_MPI_ENTRY;
   if (int e = check_comm(comm, "MPI_Comm_delete_attr")) return e;
   return delete_one(AttrKind::kComm, comm, &state_of(comm)->attrs, comm_keyval, "MPI_Comm_delete_attr", comm);
 }
@@ -291,35 +296,41 @@ XMSG_MPI_ALIAS(Comm_delete_attr)
 
 // MPI-1 names (deprecated, still used).
 int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
+  XMSG_MPI_ENTRY;
   return create_keyval(AttrKind::kComm, copy_fn, delete_fn, keyval, extra_state, "MPI_Keyval_create");
 }
 XMSG_MPI_ALIAS(Keyval_create)
-int PMPI_Keyval_free(int* keyval) { return free_keyval(AttrKind::kComm, keyval, "MPI_Keyval_free"); }
+int PMPI_Keyval_free(int* keyval) { XMSG_MPI_ENTRY; return free_keyval(AttrKind::kComm, keyval, "MPI_Keyval_free"); }
 XMSG_MPI_ALIAS(Keyval_free)
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+  XMSG_MPI_ENTRY;
   return PMPI_Comm_set_attr(comm, keyval, attribute_val);
 }
 XMSG_MPI_ALIAS(Attr_put)
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  XMSG_MPI_ENTRY;
   return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
 XMSG_MPI_ALIAS(Attr_get)
-int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return PMPI_Comm_delete_attr(comm, keyval); }
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) { XMSG_MPI_ENTRY; return PMPI_Comm_delete_attr(comm, keyval); }
 XMSG_MPI_ALIAS(Attr_delete)
 
 // ---- datatypes -------------------------------------------------------------------------------
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn,
                             int* type_keyval, void* extra_state) {
+  XMSG_MPI_ENTRY;
   return create_keyval(AttrKind::kType, copy_fn, delete_fn, type_keyval, extra_state, "MPI_Type_create_keyval");
 }
 XMSG_MPI_ALIAS(Type_create_keyval)
 
 int PMPI_Type_free_keyval(int* type_keyval) {
+  XMSG_MPI_ENTRY;
   return free_keyval(AttrKind::kType, type_keyval, "MPI_Type_free_keyval");
 }
 XMSG_MPI_ALIAS(Type_free_keyval)
 
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+  XMSG_MPI_ENTRY;
   Type* t = nullptr;
   if (int e = check_type_handle(datatype, "MPI_Type_set_attr", &t)) return e;
   return set_one(AttrKind::kType, datatype, &t->attrs, type_keyval, attribute_val, "MPI_Type_set_attr",
@@ -328,6 +339,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
 XMSG_MPI_ALIAS(Type_set_attr)
 
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+  XMSG_MPI_ENTRY;
   Type* t = nullptr;
   if (int e = check_type_handle(datatype, "MPI_Type_get_attr", &t)) return e;
   if (!attribute_val || !flag)
@@ -343,6 +355,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
 XMSG_MPI_ALIAS(Type_get_attr)
 
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+  XMSG_MPI_ENTRY;
   Type* t = nullptr;
   if (int e = check_type_handle(datatype, "MPI_Type_delete_attr", &t)) return e;
   return delete_one(AttrKind::kType, datatype, &t->attrs, type_keyval, "MPI_Type_delete_attr", MPI_COMM_WORLD);
@@ -352,11 +365,12 @@ XMSG_MPI_ALIAS(Type_delete_attr)
 // ---- windows: the keyvals (attributes on windows: rma/attributes.cpp) ----------------------------
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_attr_function* delete_fn,
                            int* win_keyval, void* extra_state) {
+  XMSG_MPI_ENTRY;
   return create_keyval(AttrKind::kWin, copy_fn, delete_fn, win_keyval, extra_state, "MPI_Win_create_keyval");
 }
 XMSG_MPI_ALIAS(Win_create_keyval)
 
-int PMPI_Win_free_keyval(int* win_keyval) { return free_keyval(AttrKind::kWin, win_keyval, "MPI_Win_free_keyval"); }
+int PMPI_Win_free_keyval(int* win_keyval) { XMSG_MPI_ENTRY; return free_keyval(AttrKind::kWin, win_keyval, "MPI_Win_free_keyval"); }
 XMSG_MPI_ALIAS(Win_free_keyval)
 
 }  // extern "C"

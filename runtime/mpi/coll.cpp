@@ -69,6 +69,7 @@ using namespace xmsg::mpi;
 extern "C" {
 
 int PMPI_Barrier(MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Ibarrier(comm, &inter_request))
   if (!is_inter(comm)) return handle(xmsg_barrier(comm), "MPI_Barrier", comm);
   int rank = 0, size = 0;
@@ -80,6 +81,7 @@ int PMPI_Barrier(MPI_Comm comm) {
 XMSG_MPI_ALIAS(Barrier)
 
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Ibcast(buffer, count, datatype, root, comm, &inter_request))
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_bcast(buffer, count, datatype, root, comm), "MPI_Bcast", comm);
@@ -100,6 +102,7 @@ XMSG_MPI_ALIAS(Bcast)
 
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &inter_request))
   const bool user_op = user_function_of(op) != nullptr;
   if (is_xmsg_type(datatype) && !is_inter(comm))
@@ -129,6 +132,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 XMSG_MPI_ALIAS(Reduce)
 
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &inter_request))
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_allreduce(sendbuf, recvbuf, count, datatype, op, comm), "MPI_Allreduce", comm);
@@ -155,6 +159,7 @@ XMSG_MPI_ALIAS(Allreduce)
 
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
   if (is_xmsg_type(sendtype) && is_xmsg_type(recvtype))
@@ -185,6 +190,7 @@ XMSG_MPI_ALIAS(Gather)
 
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
   if (int e = check_intra(comm, "MPI_Gatherv", &rank, &size)) return e;
@@ -221,6 +227,7 @@ XMSG_MPI_ALIAS(Gatherv)
 
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
   if (is_xmsg_type(sendtype) && is_xmsg_type(recvtype))
@@ -251,6 +258,7 @@ XMSG_MPI_ALIAS(Scatter)
 
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &inter_request))
   int rank = 0, size = 0;
   if (int e = check_intra(comm, "MPI_Scatterv", &rank, &size)) return e;
@@ -288,6 +296,7 @@ XMSG_MPI_ALIAS(Scatterv)
 
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
   if ((is_xmsg_type(sendtype) || sendbuf == MPI_IN_PLACE) && is_xmsg_type(recvtype))
@@ -315,6 +324,7 @@ XMSG_MPI_ALIAS(Allgather)
 
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
   if (int e = check_intra(comm, "MPI_Allgatherv", &rank, &size)) return e;
@@ -347,6 +357,7 @@ XMSG_MPI_ALIAS(Allgatherv)
 
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
   if ((is_xmsg_type(sendtype) || sendbuf == MPI_IN_PLACE) && is_xmsg_type(recvtype))
@@ -379,6 +390,7 @@ XMSG_MPI_ALIAS(Alltoall)
 
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
   if (int e = check_intra(comm, "MPI_Alltoallv", &rank, &size)) return e;
@@ -426,6 +438,7 @@ XMSG_MPI_ALIAS(Alltoallv)
 int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   MPI_Request request = MPI_REQUEST_NULL;
   if (int e = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                               &request))
@@ -447,6 +460,7 @@ static int reduce_scatter_in_runtime(const void* sendbuf, void* recvbuf, const i
 
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm) && recvcount >= 0)
     return reduce_scatter_in_runtime(sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm,
                                      "MPI_Reduce_scatter_block");
@@ -458,6 +472,7 @@ XMSG_MPI_ALIAS(Reduce_scatter_block)
 
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm) && recvcounts)
     return reduce_scatter_in_runtime(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, "MPI_Reduce_scatter");
   MPI_Request request = MPI_REQUEST_NULL;
@@ -467,6 +482,7 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
 XMSG_MPI_ALIAS(Reduce_scatter)
 
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   MPI_Request request = MPI_REQUEST_NULL;
   if (int e = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &request)) return e;
   return PMPI_Wait(&request, MPI_STATUS_IGNORE);
@@ -474,6 +490,7 @@ int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
 XMSG_MPI_ALIAS(Scan)
 
 int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   MPI_Request request = MPI_REQUEST_NULL;
   if (int e = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &request)) return e;
   return PMPI_Wait(&request, MPI_STATUS_IGNORE);
@@ -481,6 +498,7 @@ int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 XMSG_MPI_ALIAS(Exscan)
 
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  XMSG_MPI_ENTRY;
   const Type* t = nullptr;
   if (int e = check_type(datatype, "MPI_Reduce_local", "datatype", MPI_COMM_WORLD, &t)) return e;
   if (int e = check_count(count, "MPI_Reduce_local", "count", MPI_COMM_WORLD)) return e;
@@ -514,6 +532,7 @@ void call_mpi_user_function(const void* in, void* inout, int64_t count, xmsg_dat
 }  // namespace
 
 int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
+  XMSG_MPI_ENTRY;
   if (!function) return fail(MPI_ERR_ARG, "MPI_Op_create", MPI_COMM_WORLD, "function is NULL");
   if (!op) return fail(MPI_ERR_ARG, "MPI_Op_create", MPI_COMM_WORLD, "op is NULL");
   int code = xmsg_op_create(&call_mpi_user_function, commute, reinterpret_cast<void*>(function), op);
@@ -524,6 +543,7 @@ int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
 XMSG_MPI_ALIAS(Op_create)
 
 int PMPI_Op_free(MPI_Op* op) {
+  XMSG_MPI_ENTRY;
   MPI_Op old = op ? *op : MPI_OP_NULL;
   int code = xmsg_op_free(op);
   if (code == MPI_SUCCESS) register_user_function(old, nullptr);
@@ -532,6 +552,7 @@ int PMPI_Op_free(MPI_Op* op) {
 XMSG_MPI_ALIAS(Op_free)
 
 int PMPI_Op_commutative(MPI_Op op, int* commute) {
+  XMSG_MPI_ENTRY;
   return handle(xmsg_op_commutative(op, commute), "MPI_Op_commutative");
 }
 XMSG_MPI_ALIAS(Op_commutative)

@@ -143,6 +143,7 @@ using namespace xmsg::mpi;
 extern "C" {
 
 int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
+  XMSG_MPI_ENTRY;
   if (is_inter(comm)) {
     if (!rank) return fail(MPI_ERR_ARG, "MPI_Comm_rank", comm, "rank is NULL");
     int u = 0;
@@ -155,6 +156,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
 XMSG_MPI_ALIAS(Comm_rank)
 
 int PMPI_Comm_size(MPI_Comm comm, int* size) {
+  XMSG_MPI_ENTRY;
   if (is_inter(comm)) {
     if (!size) return fail(MPI_ERR_ARG, "MPI_Comm_size", comm, "size is NULL");
     *size = state_of(comm)->local_size;
@@ -165,6 +167,7 @@ int PMPI_Comm_size(MPI_Comm comm, int* size) {
 XMSG_MPI_ALIAS(Comm_size)
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm1, "MPI_Comm_compare")) return e;
   if (int e = check_any(comm2, "MPI_Comm_compare")) return e;
   if (!result) return fail(MPI_ERR_ARG, "MPI_Comm_compare", comm1, "result is NULL");
@@ -198,6 +201,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
 XMSG_MPI_ALIAS(Comm_compare)
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_dup")) return e;
   if (int e = out_comm(newcomm, "MPI_Comm_dup", comm)) return e;
   return dup_comm(comm, newcomm, "MPI_Comm_dup");
@@ -205,6 +209,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 XMSG_MPI_ALIAS(Comm_dup)
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_dup_with_info")) return e;
   if (int e = out_comm(newcomm, "MPI_Comm_dup_with_info", comm)) return e;
   std::map<std::string, std::string> entries;
@@ -218,6 +223,7 @@ XMSG_MPI_ALIAS(Comm_dup_with_info)
 // The duplicate is made at once (a blocking dup among the members, who all call MPI_Comm_idup
 // in the same order as their other collectives); the request is complete when returned.
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!request) return fail(MPI_ERR_ARG, "MPI_Comm_idup", comm, "request is NULL");
   if (int e = PMPI_Comm_dup(comm, newcomm)) return e;
   return completed_request(comm, request);
@@ -225,6 +231,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
 XMSG_MPI_ALIAS(Comm_idup)
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  XMSG_MPI_ENTRY;
   if (int e = check_intra_comm(comm, "MPI_Comm_split")) return e;
   if (int e = out_comm(newcomm, "MPI_Comm_split", comm)) return e;
   if (color < 0 && color != MPI_UNDEFINED)
@@ -236,6 +243,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 XMSG_MPI_ALIAS(Comm_split)
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  XMSG_MPI_ENTRY;
   (void)info;
   if (int e = check_intra_comm(comm, "MPI_Comm_split_type")) return e;
   if (int e = out_comm(newcomm, "MPI_Comm_split_type", comm)) return e;
@@ -259,6 +267,7 @@ XMSG_MPI_ALIAS(Comm_split_type)
 
 // Collective over `comm`: every rank passes the same group, a subset of comm's members.
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  XMSG_MPI_ENTRY;
   if (int e = check_intra_comm(comm, "MPI_Comm_create")) return e;
   if (int e = out_comm(newcomm, "MPI_Comm_create", comm)) return e;
   const std::vector<int>* members = group_members(group);
@@ -288,6 +297,7 @@ XMSG_MPI_ALIAS(Comm_create)
 
 // Collective over the members of `group` only.
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  XMSG_MPI_ENTRY;
   if (int e = check_intra_comm(comm, "MPI_Comm_create_group")) return e;
   if (int e = out_comm(newcomm, "MPI_Comm_create_group", comm)) return e;
   const std::vector<int>* members = group_members(group);
@@ -314,6 +324,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
 XMSG_MPI_ALIAS(Comm_create_group)
 
 int PMPI_Comm_free(MPI_Comm* comm) {
+  XMSG_MPI_ENTRY;
   if (!comm) return fail(MPI_ERR_ARG, "MPI_Comm_free", MPI_COMM_WORLD, "comm is NULL");
   MPI_Comm old = *comm;
   if (old == MPI_COMM_WORLD || old == MPI_COMM_SELF)
@@ -330,10 +341,11 @@ int PMPI_Comm_free(MPI_Comm* comm) {
 }
 XMSG_MPI_ALIAS(Comm_free)
 
-int PMPI_Comm_disconnect(MPI_Comm* comm) { return PMPI_Comm_free(comm); }
+int PMPI_Comm_disconnect(MPI_Comm* comm) { XMSG_MPI_ENTRY; return PMPI_Comm_free(comm); }
 XMSG_MPI_ALIAS(Comm_disconnect)
 
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_group")) return e;
   if (!group) return fail(MPI_ERR_ARG, "MPI_Comm_group", comm, "group is NULL");
   std::vector<int> members;
@@ -343,6 +355,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
 XMSG_MPI_ALIAS(Comm_group)
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_test_inter")) return e;
   if (!flag) return fail(MPI_ERR_ARG, "MPI_Comm_test_inter", comm, "flag is NULL");
   *flag = is_inter(comm);
@@ -351,6 +364,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
 XMSG_MPI_ALIAS(Comm_test_inter)
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_remote_size")) return e;
   if (!is_inter(comm)) return fail(MPI_ERR_COMM, "MPI_Comm_remote_size", comm, "comm %d is not an intercommunicator", comm);
   if (!size) return fail(MPI_ERR_ARG, "MPI_Comm_remote_size", comm, "size is NULL");
@@ -360,6 +374,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
 XMSG_MPI_ALIAS(Comm_remote_size)
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_remote_group")) return e;
   if (!is_inter(comm))
     return fail(MPI_ERR_COMM, "MPI_Comm_remote_group", comm, "comm %d is not an intercommunicator", comm);
@@ -375,6 +390,7 @@ XMSG_MPI_ALIAS(Comm_remote_group)
 // create the union communicator together.
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                           MPI_Comm* newintercomm) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Intercomm_create";
   int rank = 0, size = 0;
   if (int e = check_intra(local_comm, f, &rank, &size)) return e;
@@ -436,6 +452,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 XMSG_MPI_ALIAS(Intercomm_create)
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Intercomm_merge";
   if (int e = check_any(intercomm, f)) return e;
   if (!is_inter(intercomm)) return fail(MPI_ERR_COMM, f, intercomm, "comm %d is not an intercommunicator", intercomm);
@@ -465,6 +482,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
 XMSG_MPI_ALIAS(Intercomm_merge)
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_set_name")) return e;
   if (!comm_name) return fail(MPI_ERR_ARG, "MPI_Comm_set_name", comm, "comm_name is NULL");
   state_of(comm)->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
@@ -473,6 +491,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
 XMSG_MPI_ALIAS(Comm_set_name)
 
 int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_get_name")) return e;
   if (!comm_name || !resultlen)
     return fail(MPI_ERR_ARG, "MPI_Comm_get_name", comm, "%s is NULL", comm_name ? "resultlen" : "comm_name");
@@ -484,6 +503,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
 XMSG_MPI_ALIAS(Comm_get_name)
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_set_info")) return e;
   std::map<std::string, std::string> entries;
   if (int e = info_entries(info, "MPI_Comm_set_info", &entries)) return e;
@@ -493,6 +513,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
 XMSG_MPI_ALIAS(Comm_set_info)
 
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  XMSG_MPI_ENTRY;
   if (int e = check_any(comm, "MPI_Comm_get_info")) return e;
   if (!info_used) return fail(MPI_ERR_ARG, "MPI_Comm_get_info", comm, "info_used is NULL");
   *info_used = info_from_entries(state_of(comm)->info);

@@ -1354,6 +1354,7 @@ extern "C" {
 
 // ---- sizes and bounds ---------------------------------------------------------------------------
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+  XMSG_MPI_ENTRY;
   const Entry* t = nullptr;
   if (int e = lookup(datatype, "MPI_Type_size", "datatype", &t)) return e;
   XMSG_CHECK_PTR(size, "MPI_Type_size");
@@ -1363,6 +1364,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int* size) {
 XMSG_MPI_ALIAS(Type_size)
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  XMSG_MPI_ENTRY;
   const Entry* t = nullptr;
   if (int e = lookup(datatype, "MPI_Type_size_x", "datatype", &t)) return e;
   XMSG_CHECK_PTR(size, "MPI_Type_size_x");
@@ -1372,6 +1374,7 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
 XMSG_MPI_ALIAS(Type_size_x)
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  XMSG_MPI_ENTRY;
   const Entry* t = nullptr;
   if (int e = lookup(datatype, "MPI_Type_get_extent", "datatype", &t)) return e;
   XMSG_CHECK_PTR(lb, "MPI_Type_get_extent");
@@ -1383,6 +1386,7 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) 
 XMSG_MPI_ALIAS(Type_get_extent)
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  XMSG_MPI_ENTRY;
   const Entry* t = nullptr;
   if (int e = lookup(datatype, "MPI_Type_get_extent_x", "datatype", &t)) return e;
   XMSG_CHECK_PTR(lb, "MPI_Type_get_extent_x");
@@ -1394,6 +1398,7 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exte
 XMSG_MPI_ALIAS(Type_get_extent_x)
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+  XMSG_MPI_ENTRY;
   const Entry* t = nullptr;
   if (int e = lookup(datatype, "MPI_Type_get_true_extent", "datatype", &t)) return e;
   XMSG_CHECK_PTR(true_lb, "MPI_Type_get_true_extent");
@@ -1405,6 +1410,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint
 XMSG_MPI_ALIAS(Type_get_true_extent)
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  XMSG_MPI_ENTRY;
   const Entry* t = nullptr;
   if (int e = lookup(datatype, "MPI_Type_get_true_extent_x", "datatype", &t)) return e;
   XMSG_CHECK_PTR(true_lb, "MPI_Type_get_true_extent_x");
@@ -1417,6 +1423,7 @@ XMSG_MPI_ALIAS(Type_get_true_extent_x)
 
 // ---- constructors ---------------------------------------------------------------------------
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_contiguous";
   const Entry* old = nullptr;
   if (int e = check_count(count, func)) return e;
@@ -1431,6 +1438,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 XMSG_MPI_ALIAS(Type_contiguous)
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const Entry* old = entry_of(oldtype);
   const MPI_Aint stride_bytes = old ? static_cast<MPI_Aint>(stride) * old->extent : 0;
   return create_vector(count, blocklength, stride_bytes, oldtype, newtype, "MPI_Type_vector", MPI_COMBINER_VECTOR,
@@ -1440,6 +1448,7 @@ XMSG_MPI_ALIAS(Type_vector)
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   return create_vector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector",
                        MPI_COMBINER_HVECTOR, {count, blocklength}, {stride});
 }
@@ -1447,6 +1456,7 @@ XMSG_MPI_ALIAS(Type_create_hvector)
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_indexed";
   const Entry* old = nullptr;
   if (int e = check_count(count, func)) return e;
@@ -1478,6 +1488,7 @@ XMSG_MPI_ALIAS(Type_indexed)
 
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_create_hindexed";
   const Entry* old = nullptr;
   if (int e = check_count(count, func)) return e;
@@ -1506,6 +1517,7 @@ XMSG_MPI_ALIAS(Type_create_hindexed)
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_create_indexed_block";
   const Entry* old = nullptr;
   if (int e = check_count(count, func)) return e;
@@ -1529,6 +1541,7 @@ XMSG_MPI_ALIAS(Type_create_indexed_block)
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_create_hindexed_block";
   const Entry* old = nullptr;
   if (int e = check_count(count, func)) return e;
@@ -1553,6 +1566,7 @@ XMSG_MPI_ALIAS(Type_create_hindexed_block)
 
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_create_struct";
   if (int e = check_count(count, func)) return e;
   if (count > 0) {
@@ -1597,6 +1611,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const 
 XMSG_MPI_ALIAS(Type_create_struct)
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_create_resized";
   const Entry* old = nullptr;
   if (int e = lookup(oldtype, func, "oldtype", &old)) return e;
@@ -1616,6 +1631,7 @@ XMSG_MPI_ALIAS(Type_create_resized)
 
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                               const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_create_subarray";
   const Entry* old = nullptr;
   if (ndims <= 0) return fail(MPI_ERR_ARG, func, kTypeComm, "ndims %d is not positive", ndims);
@@ -1666,6 +1682,7 @@ XMSG_MPI_ALIAS(Type_create_subarray)
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
                             const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
                             MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_create_darray";
   const Entry* old = nullptr;
   if (size <= 0) return fail(MPI_ERR_ARG, func, kTypeComm, "size %d is not positive", size);
@@ -1755,6 +1772,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 XMSG_MPI_ALIAS(Type_create_darray)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_dup";
   const Entry* old = nullptr;
   if (int e = lookup(oldtype, func, "oldtype", &old)) return e;
@@ -1783,6 +1801,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
 XMSG_MPI_ALIAS(Type_dup)
 
 int PMPI_Type_commit(MPI_Datatype* datatype) {
+  XMSG_MPI_ENTRY;
   XMSG_CHECK_PTR(datatype, "MPI_Type_commit");
   const Entry* t = nullptr;
   if (int e = lookup(*datatype, "MPI_Type_commit", "datatype", &t)) return e;
@@ -1792,6 +1811,7 @@ int PMPI_Type_commit(MPI_Datatype* datatype) {
 XMSG_MPI_ALIAS(Type_commit)
 
 int PMPI_Type_free(MPI_Datatype* datatype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_free";
   XMSG_CHECK_PTR(datatype, func);
   const Entry* t = nullptr;
@@ -1816,6 +1836,7 @@ XMSG_MPI_ALIAS(Type_free)
 // ---- decoding ---------------------------------------------------------------------------------
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
                            int* combiner) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_get_envelope";
   const Entry* t = nullptr;
   if (int e = lookup(datatype, func, "datatype", &t)) return e;
@@ -1834,6 +1855,7 @@ XMSG_MPI_ALIAS(Type_get_envelope)
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
                            int array_of_integers[], MPI_Aint array_of_addresses[],
                            MPI_Datatype array_of_datatypes[]) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_get_contents";
   const Entry* t = nullptr;
   if (int e = lookup(datatype, func, "datatype", &t)) return e;
@@ -1866,6 +1888,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 XMSG_MPI_ALIAS(Type_get_contents)
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+  XMSG_MPI_ENTRY;
   const Entry* t = nullptr;
   if (int e = lookup(datatype, "MPI_Type_set_name", "datatype", &t)) return e;
   XMSG_CHECK_PTR(type_name, "MPI_Type_set_name");
@@ -1876,6 +1899,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
 XMSG_MPI_ALIAS(Type_set_name)
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+  XMSG_MPI_ENTRY;
   const Entry* t = nullptr;
   if (int e = lookup(datatype, "MPI_Type_get_name", "datatype", &t)) return e;
   XMSG_CHECK_PTR(type_name, "MPI_Type_get_name");
@@ -1889,6 +1913,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
 XMSG_MPI_ALIAS(Type_get_name)
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Type_match_size";
   XMSG_CHECK_PTR(datatype, func);
   static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
@@ -1915,6 +1940,7 @@ XMSG_MPI_ALIAS(Type_match_size)
 
 // ---- addresses ----------------------------------------------------------------------------------
 int PMPI_Get_address(const void* location, MPI_Aint* address) {
+  XMSG_MPI_ENTRY;
   XMSG_CHECK_PTR(address, "MPI_Get_address");
   *address = static_cast<MPI_Aint>(reinterpret_cast<uintptr_t>(location));
   return MPI_SUCCESS;
@@ -1922,11 +1948,13 @@ int PMPI_Get_address(const void* location, MPI_Aint* address) {
 XMSG_MPI_ALIAS(Get_address)
 
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+  XMSG_MPI_ENTRY;
   return static_cast<MPI_Aint>(static_cast<uintptr_t>(base) + static_cast<uintptr_t>(disp));
 }
 XMSG_MPI_ALIAS(Aint_add)
 
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+  XMSG_MPI_ENTRY;
   return static_cast<MPI_Aint>(static_cast<uintptr_t>(addr1) - static_cast<uintptr_t>(addr2));
 }
 XMSG_MPI_ALIAS(Aint_diff)
@@ -1934,6 +1962,7 @@ XMSG_MPI_ALIAS(Aint_diff)
 // ---- pack / unpack ----------------------------------------------------------------------------
 int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
               MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Pack";
   const Entry* t = nullptr;
   if (int e = check_count(incount, func, "incount")) return e;
@@ -1956,6 +1985,7 @@ XMSG_MPI_ALIAS(Pack)
 
 int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
                 MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Unpack";
   const Entry* t = nullptr;
   if (int e = check_count(outcount, func, "outcount")) return e;
@@ -1977,6 +2007,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
 XMSG_MPI_ALIAS(Unpack)
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Pack_size";
   const Entry* t = nullptr;
   if (int e = check_count(incount, func, "incount")) return e;
@@ -1993,6 +2024,7 @@ XMSG_MPI_ALIAS(Pack_size)
 
 int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
                        MPI_Aint outsize, MPI_Aint* position) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Pack_external";
   const Entry* t = nullptr;
   if (int e = check_datarep(datarep, func)) return e;
@@ -2016,6 +2048,7 @@ XMSG_MPI_ALIAS(Pack_external)
 
 int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
                          int outcount, MPI_Datatype datatype) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Unpack_external";
   const Entry* t = nullptr;
   if (int e = check_datarep(datarep, func)) return e;
@@ -2039,6 +2072,7 @@ int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insiz
 XMSG_MPI_ALIAS(Unpack_external)
 
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Pack_external_size";
   const Entry* t = nullptr;
   if (int e = check_datarep(datarep, func)) return e;
@@ -2052,6 +2086,7 @@ XMSG_MPI_ALIAS(Pack_external_size)
 
 // ---- statuses -----------------------------------------------------------------------------------
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Get_count";
   XMSG_CHECK_PTR(status, func);
   const Entry* t = nullptr;
@@ -2070,6 +2105,7 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
 XMSG_MPI_ALIAS(Get_count)
 
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Get_elements_x";
   XMSG_CHECK_PTR(status, func);
   const Entry* t = nullptr;
@@ -2082,6 +2118,7 @@ int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 XMSG_MPI_ALIAS(Get_elements_x)
 
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Get_elements";
   XMSG_CHECK_PTR(status, func);
   const Entry* t = nullptr;
@@ -2094,6 +2131,7 @@ int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* coun
 XMSG_MPI_ALIAS(Get_elements)
 
 int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Status_set_elements_x";
   XMSG_CHECK_PTR(status, func);
   const Entry* t = nullptr;
@@ -2105,6 +2143,7 @@ int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Co
 XMSG_MPI_ALIAS(Status_set_elements_x)
 
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Status_set_elements";
   XMSG_CHECK_PTR(status, func);
   const Entry* t = nullptr;
@@ -2116,6 +2155,7 @@ int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int coun
 XMSG_MPI_ALIAS(Status_set_elements)
 
 int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  XMSG_MPI_ENTRY;
   XMSG_CHECK_PTR(status, "MPI_Status_set_cancelled");
   status->xmsg_cancelled = flag ? 1 : 0;
   return MPI_SUCCESS;
@@ -2123,6 +2163,7 @@ int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
 XMSG_MPI_ALIAS(Status_set_cancelled)
 
 int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  XMSG_MPI_ENTRY;
   XMSG_CHECK_PTR(status, "MPI_Test_cancelled");
   XMSG_CHECK_PTR(flag, "MPI_Test_cancelled");
   *flag = status->xmsg_cancelled ? 1 : 0;

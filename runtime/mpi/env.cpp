@@ -189,6 +189,7 @@ extern "C" {
 
 // ---- initialisation ------------------------------------------------------------------------
 int PMPI_Init(int* argc, char*** argv) {
+  XMSG_MPI_ENTRY;
   g_main_thread = pthread_self();
   g_main_thread_set = true;
   return handle(xmsg_init(argc, argv), "MPI_Init");
@@ -198,6 +199,7 @@ XMSG_MPI_ALIAS(Init)
 // The runtime is single-threaded: FUNNELED is true because only the main thread calls in;
 // higher levels are answered with FUNNELED, as MPI allows (provided may be below required).
 int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  XMSG_MPI_ENTRY;
   if (!provided) return fail(MPI_ERR_ARG, "MPI_Init_thread", MPI_COMM_WORLD, "provided is NULL");
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
     return fail(MPI_ERR_ARG, "MPI_Init_thread", MPI_COMM_WORLD,
@@ -228,6 +230,9 @@ int PMPI_Initialized(int* flag) { return handle(xmsg_initialized(flag), "MPI_Ini
 XMSG_MPI_ALIAS(Initialized)
 
 int PMPI_Finalize(void) {
+  XMSG_MPI_ENTRY;
+  // The helper goes first: what is left is finished by this thread alone.
+  stop_progress_thread();
   // MPI-3.1 8.7: MPI_COMM_SELF's attributes are deleted first, as if it were freed.
   if (CommState* self = state_of(MPI_COMM_SELF)) delete_attributes(AttrKind::kComm, MPI_COMM_SELF, &self->attrs);
   while (progress_pending()) progress_all();
@@ -239,6 +244,7 @@ int PMPI_Finalized(int* flag) { return handle(xmsg_finalized(flag), "MPI_Finaliz
 XMSG_MPI_ALIAS(Finalized)
 
 int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  XMSG_MPI_ENTRY;
   char message[64];
   std::snprintf(message, sizeof message, "MPI_Abort called with error code %d", errorcode);
   return xmsg_abort(comm, errorcode, message);
@@ -256,6 +262,7 @@ double PMPI_Wtick(void) {
 XMSG_MPI_ALIAS(Wtick)
 
 int PMPI_Get_processor_name(char* name, int* resultlen) {
+  XMSG_MPI_ENTRY;
   if (!name || !resultlen)
     return fail(MPI_ERR_ARG, "MPI_Get_processor_name", MPI_COMM_WORLD, "%s is NULL", name ? "resultlen" : "name");
   // The node's name from the bootstrap, so ranks of different (virtual) nodes tell their nodes
@@ -270,6 +277,7 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
 XMSG_MPI_ALIAS(Get_processor_name)
 
 int PMPI_Get_version(int* version, int* subversion) {
+  XMSG_MPI_ENTRY;
   if (!version || !subversion)
     return fail(MPI_ERR_ARG, "MPI_Get_version", MPI_COMM_WORLD, "%s is NULL", version ? "subversion" : "version");
   *version = MPI_VERSION;
@@ -279,6 +287,7 @@ int PMPI_Get_version(int* version, int* subversion) {
 XMSG_MPI_ALIAS(Get_version)
 
 int PMPI_Get_library_version(char* version, int* resultlen) {
+  XMSG_MPI_ENTRY;
   if (!version || !resultlen)
     return fail(MPI_ERR_ARG, "MPI_Get_library_version", MPI_COMM_WORLD, "%s is NULL",
                 version ? "resultlen" : "version");
@@ -293,6 +302,7 @@ XMSG_MPI_ALIAS(Get_library_version)
 // Ordinary memory, page-aligned so large buffers start on a page as the transports prefer
 // (shm's single-copy path and verbs registration both work per page).
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  XMSG_MPI_ENTRY;
   (void)info;
   if (size < 0) return fail(MPI_ERR_SIZE, "MPI_Alloc_mem", MPI_COMM_WORLD, "size %ld is negative", (long)size);
   if (!baseptr) return fail(MPI_ERR_ARG, "MPI_Alloc_mem", MPI_COMM_WORLD, "baseptr is NULL");
@@ -305,12 +315,14 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
 XMSG_MPI_ALIAS(Alloc_mem)
 
 int PMPI_Free_mem(void* base) {
+  XMSG_MPI_ENTRY;
   std::free(base);
   return MPI_SUCCESS;
 }
 XMSG_MPI_ALIAS(Free_mem)
 
 int PMPI_Pcontrol(const int level, ...) {
+  XMSG_MPI_ENTRY;
   (void)level;
   return MPI_SUCCESS;
 }
@@ -319,6 +331,7 @@ XMSG_MPI_ALIAS(Pcontrol)
 
 // ---- error codes and classes ---------------------------------------------------------------
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  XMSG_MPI_ENTRY;
   if (!string || !resultlen)
     return fail(MPI_ERR_ARG, "MPI_Error_string", MPI_COMM_WORLD, "%s is NULL", string ? "resultlen" : "string");
   const char* text = nullptr;
@@ -334,6 +347,7 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
 XMSG_MPI_ALIAS(Error_string)
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
+  XMSG_MPI_ENTRY;
   if (!errorclass) return fail(MPI_ERR_ARG, "MPI_Error_class", MPI_COMM_WORLD, "errorclass is NULL");
   if ((errorcode < 0 || errorcode >= MPI_ERR_LASTCODE) && !user_errors().count(errorcode))
     return fail(MPI_ERR_ARG, "MPI_Error_class", MPI_COMM_WORLD, "errorcode %d is not an error code", errorcode);
@@ -343,6 +357,7 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
 XMSG_MPI_ALIAS(Error_class)
 
 int PMPI_Add_error_class(int* errorclass) {
+  XMSG_MPI_ENTRY;
   if (!errorclass) return fail(MPI_ERR_ARG, "MPI_Add_error_class", MPI_COMM_WORLD, "errorclass is NULL");
   int code = ++g_last_used_code;
   user_errors()[code] = UserError{code, ""};
@@ -352,6 +367,7 @@ int PMPI_Add_error_class(int* errorclass) {
 XMSG_MPI_ALIAS(Add_error_class)
 
 int PMPI_Add_error_code(int errorclass, int* errorcode) {
+  XMSG_MPI_ENTRY;
   if (!errorcode) return fail(MPI_ERR_ARG, "MPI_Add_error_code", MPI_COMM_WORLD, "errorcode is NULL");
   auto it = user_errors().find(errorclass);
   bool is_class = (errorclass >= 0 && errorclass < MPI_ERR_LASTCODE) ||
@@ -366,6 +382,7 @@ int PMPI_Add_error_code(int errorclass, int* errorcode) {
 XMSG_MPI_ALIAS(Add_error_code)
 
 int PMPI_Add_error_string(int errorcode, const char* string) {
+  XMSG_MPI_ENTRY;
   if (!string) return fail(MPI_ERR_ARG, "MPI_Add_error_string", MPI_COMM_WORLD, "string is NULL");
   auto it = user_errors().find(errorcode);
   if (it == user_errors().end())
@@ -380,6 +397,7 @@ XMSG_MPI_ALIAS(Add_error_string)
 
 // ---- error handlers ------------------------------------------------------------------------
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+  XMSG_MPI_ENTRY;
   if (!function) return fail(MPI_ERR_ARG, "MPI_Comm_create_errhandler", MPI_COMM_WORLD, "function is NULL");
   if (!errhandler) return fail(MPI_ERR_ARG, "MPI_Comm_create_errhandler", MPI_COMM_WORLD, "errhandler is NULL");
   errhandlers().push_back(Errhandler{function, nullptr, false});
@@ -389,6 +407,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errh
 XMSG_MPI_ALIAS(Comm_create_errhandler)
 
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhandler* errhandler) {
+  XMSG_MPI_ENTRY;
   if (!function) return fail(MPI_ERR_ARG, "MPI_Win_create_errhandler", MPI_COMM_WORLD, "function is NULL");
   if (!errhandler) return fail(MPI_ERR_ARG, "MPI_Win_create_errhandler", MPI_COMM_WORLD, "errhandler is NULL");
   errhandlers().push_back(Errhandler{nullptr, function, false});
@@ -398,6 +417,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhan
 XMSG_MPI_ALIAS(Win_create_errhandler)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  XMSG_MPI_ENTRY;
   int size = 0;
   if (int e = xmsg_comm_size(comm, &size)) return handle(e, "MPI_Comm_set_errhandler");
   auto& table = errhandlers();
@@ -414,6 +434,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
 XMSG_MPI_ALIAS(Comm_set_errhandler)
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  XMSG_MPI_ENTRY;
   if (!errhandler) return fail(MPI_ERR_ARG, "MPI_Comm_get_errhandler", comm, "errhandler is NULL");
   int size = 0;
   if (int e = xmsg_comm_size(comm, &size)) return handle(e, "MPI_Comm_get_errhandler");
@@ -423,6 +444,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
 XMSG_MPI_ALIAS(Comm_get_errhandler)
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  XMSG_MPI_ENTRY;
   int size = 0;
   if (int e = xmsg_comm_size(comm, &size)) return handle(e, "MPI_Comm_call_errhandler");
   char message[128];
@@ -433,6 +455,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
 XMSG_MPI_ALIAS(Comm_call_errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  XMSG_MPI_ENTRY;
   if (!errhandler) return fail(MPI_ERR_ARG, "MPI_Errhandler_free", MPI_COMM_WORLD, "errhandler is NULL");
   auto& table = errhandlers();
   // Predefined handlers may be "freed" (the handle becomes null, the handler stays).
@@ -447,33 +470,33 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
 XMSG_MPI_ALIAS(Errhandler_free)
 
 // ---- Fortran handle conversion: every handle but requests is an int --------------------------
-MPI_Fint PMPI_Comm_c2f(MPI_Comm comm) { return comm; }
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm) { XMSG_MPI_ENTRY; return comm; }
 XMSG_MPI_ALIAS(Comm_c2f)
-MPI_Comm PMPI_Comm_f2c(MPI_Fint comm) { return comm; }
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm) { XMSG_MPI_ENTRY; return comm; }
 XMSG_MPI_ALIAS(Comm_f2c)
-MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype) { return datatype; }
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype) { XMSG_MPI_ENTRY; return datatype; }
 XMSG_MPI_ALIAS(Type_c2f)
-MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype) { return datatype; }
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype) { XMSG_MPI_ENTRY; return datatype; }
 XMSG_MPI_ALIAS(Type_f2c)
-MPI_Fint PMPI_Group_c2f(MPI_Group group) { return group; }
+MPI_Fint PMPI_Group_c2f(MPI_Group group) { XMSG_MPI_ENTRY; return group; }
 XMSG_MPI_ALIAS(Group_c2f)
-MPI_Group PMPI_Group_f2c(MPI_Fint group) { return group; }
+MPI_Group PMPI_Group_f2c(MPI_Fint group) { XMSG_MPI_ENTRY; return group; }
 XMSG_MPI_ALIAS(Group_f2c)
-MPI_Fint PMPI_Op_c2f(MPI_Op op) { return op; }
+MPI_Fint PMPI_Op_c2f(MPI_Op op) { XMSG_MPI_ENTRY; return op; }
 XMSG_MPI_ALIAS(Op_c2f)
-MPI_Op PMPI_Op_f2c(MPI_Fint op) { return op; }
+MPI_Op PMPI_Op_f2c(MPI_Fint op) { XMSG_MPI_ENTRY; return op; }
 XMSG_MPI_ALIAS(Op_f2c)
-MPI_Fint PMPI_Info_c2f(MPI_Info info) { return info; }
+MPI_Fint PMPI_Info_c2f(MPI_Info info) { XMSG_MPI_ENTRY; return info; }
 XMSG_MPI_ALIAS(Info_c2f)
-MPI_Info PMPI_Info_f2c(MPI_Fint info) { return info; }
+MPI_Info PMPI_Info_f2c(MPI_Fint info) { XMSG_MPI_ENTRY; return info; }
 XMSG_MPI_ALIAS(Info_f2c)
-MPI_Fint PMPI_Win_c2f(MPI_Win win) { return win; }
+MPI_Fint PMPI_Win_c2f(MPI_Win win) { XMSG_MPI_ENTRY; return win; }
 XMSG_MPI_ALIAS(Win_c2f)
-MPI_Win PMPI_Win_f2c(MPI_Fint win) { return win; }
+MPI_Win PMPI_Win_f2c(MPI_Fint win) { XMSG_MPI_ENTRY; return win; }
 XMSG_MPI_ALIAS(Win_f2c)
-MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler) { return errhandler; }
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler) { XMSG_MPI_ENTRY; return errhandler; }
 XMSG_MPI_ALIAS(Errhandler_c2f)
-MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler) { return errhandler; }
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler) { XMSG_MPI_ENTRY; return errhandler; }
 XMSG_MPI_ALIAS(Errhandler_f2c)
 
 }  // extern "C"

@@ -101,6 +101,7 @@ using namespace xmsg::mpi;
 extern "C" {
 
 int PMPI_Group_size(MPI_Group group, int* size) {
+  XMSG_MPI_ENTRY;
   const auto* g = group_members(group);
   if (!g) return bad_group("MPI_Group_size", "group", group);
   if (int e = out_ptr("MPI_Group_size", size, "size")) return e;
@@ -110,6 +111,7 @@ int PMPI_Group_size(MPI_Group group, int* size) {
 XMSG_MPI_ALIAS(Group_size)
 
 int PMPI_Group_rank(MPI_Group group, int* rank) {
+  XMSG_MPI_ENTRY;
   const auto* g = group_members(group);
   if (!g) return bad_group("MPI_Group_rank", "group", group);
   if (int e = out_ptr("MPI_Group_rank", rank, "rank")) return e;
@@ -119,6 +121,7 @@ int PMPI_Group_rank(MPI_Group group, int* rank) {
 XMSG_MPI_ALIAS(Group_rank)
 
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
+  XMSG_MPI_ENTRY;
   const auto* a = group_members(group1);
   const auto* b = group_members(group2);
   if (!a) return bad_group("MPI_Group_translate_ranks", "group1", group1);
@@ -144,6 +147,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 XMSG_MPI_ALIAS(Group_translate_ranks)
 
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+  XMSG_MPI_ENTRY;
   const auto* a = group_members(group1);
   const auto* b = group_members(group2);
   if (!a) return bad_group("MPI_Group_compare", "group1", group1);
@@ -157,6 +161,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
 XMSG_MPI_ALIAS(Group_compare)
 
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  XMSG_MPI_ENTRY;
   const auto* a = group_members(group1);
   const auto* b = group_members(group2);
   if (!a) return bad_group("MPI_Group_union", "group1", group1);
@@ -171,6 +176,7 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
 XMSG_MPI_ALIAS(Group_union)
 
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  XMSG_MPI_ENTRY;
   const auto* a = group_members(group1);
   const auto* b = group_members(group2);
   if (!a) return bad_group("MPI_Group_intersection", "group1", group1);
@@ -185,6 +191,7 @@ int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgr
 XMSG_MPI_ALIAS(Group_intersection)
 
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  XMSG_MPI_ENTRY;
   const auto* a = group_members(group1);
   const auto* b = group_members(group2);
   if (!a) return bad_group("MPI_Group_difference", "group1", group1);
@@ -199,6 +206,7 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgrou
 XMSG_MPI_ALIAS(Group_difference)
 
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  XMSG_MPI_ENTRY;
   const auto* g = group_members(group);
   if (!g) return bad_group("MPI_Group_incl", "group", group);
   if (int e = out_ptr("MPI_Group_incl", newgroup, "newgroup")) return e;
@@ -210,6 +218,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
 XMSG_MPI_ALIAS(Group_incl)
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  XMSG_MPI_ENTRY;
   const auto* g = group_members(group);
   if (!g) return bad_group("MPI_Group_excl", "group", group);
   if (int e = out_ptr("MPI_Group_excl", newgroup, "newgroup")) return e;
@@ -224,6 +233,7 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgro
 XMSG_MPI_ALIAS(Group_excl)
 
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  XMSG_MPI_ENTRY;
   const auto* g = group_members(group);
   if (!g) return bad_group("MPI_Group_range_incl", "group", group);
   if (int e = out_ptr("MPI_Group_range_incl", newgroup, "newgroup")) return e;
@@ -236,6 +246,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
 XMSG_MPI_ALIAS(Group_range_incl)
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  XMSG_MPI_ENTRY;
   const auto* g = group_members(group);
   if (!g) return bad_group("MPI_Group_range_excl", "group", group);
   if (int e = out_ptr("MPI_Group_range_excl", newgroup, "newgroup")) return e;
@@ -251,6 +262,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
 XMSG_MPI_ALIAS(Group_range_excl)
 
 int PMPI_Group_free(MPI_Group* group) {
+  XMSG_MPI_ENTRY;
   if (int e = out_ptr("MPI_Group_free", group, "group")) return e;
   if (*group == MPI_GROUP_EMPTY) {  // predefined: the handle is reset, the group stays
     *group = MPI_GROUP_NULL;

@@ -68,6 +68,7 @@ using namespace xmsg::mpi;
 extern "C" {
 
 int PMPI_Info_create(MPI_Info* info) {
+  XMSG_MPI_ENTRY;
   if (!info) return fail(MPI_ERR_ARG, "MPI_Info_create", MPI_COMM_WORLD, "info is NULL");
   *info = info_from_entries({});
   return MPI_SUCCESS;
@@ -75,6 +76,7 @@ int PMPI_Info_create(MPI_Info* info) {
 XMSG_MPI_ALIAS(Info_create)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+  XMSG_MPI_ENTRY;
   if (!newinfo) return fail(MPI_ERR_ARG, "MPI_Info_dup", MPI_COMM_WORLD, "newinfo is NULL");
   Info* in = info_of(info);
   if (!in) return bad_info("MPI_Info_dup", info);
@@ -86,6 +88,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
 XMSG_MPI_ALIAS(Info_dup)
 
 int PMPI_Info_free(MPI_Info* info) {
+  XMSG_MPI_ENTRY;
   if (!info) return fail(MPI_ERR_ARG, "MPI_Info_free", MPI_COMM_WORLD, "info is NULL");
   Info* in = info_of(*info);
   if (!in || *info == MPI_INFO_ENV) return bad_info("MPI_Info_free", *info);
@@ -97,6 +100,7 @@ int PMPI_Info_free(MPI_Info* info) {
 XMSG_MPI_ALIAS(Info_free)
 
 int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
+  XMSG_MPI_ENTRY;
   Info* in = info_of(info);
   if (!in || info == MPI_INFO_ENV) return bad_info("MPI_Info_set", info);
   if (int e = check_key("MPI_Info_set", key)) return e;
@@ -115,6 +119,7 @@ int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
 XMSG_MPI_ALIAS(Info_set)
 
 int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+  XMSG_MPI_ENTRY;
   Info* in = info_of(info);
   if (!in) return bad_info("MPI_Info_get", info);
   if (int e = check_key("MPI_Info_get", key)) return e;
@@ -134,6 +139,7 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
 XMSG_MPI_ALIAS(Info_get)
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+  XMSG_MPI_ENTRY;
   Info* in = info_of(info);
   if (!in) return bad_info("MPI_Info_get_valuelen", info);
   if (int e = check_key("MPI_Info_get_valuelen", key)) return e;
@@ -147,6 +153,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* f
 XMSG_MPI_ALIAS(Info_get_valuelen)
 
 int PMPI_Info_delete(MPI_Info info, const char* key) {
+  XMSG_MPI_ENTRY;
   Info* in = info_of(info);
   if (!in || info == MPI_INFO_ENV) return bad_info("MPI_Info_delete", info);
   if (int e = check_key("MPI_Info_delete", key)) return e;
@@ -160,6 +167,7 @@ int PMPI_Info_delete(MPI_Info info, const char* key) {
 XMSG_MPI_ALIAS(Info_delete)
 
 int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+  XMSG_MPI_ENTRY;
   Info* in = info_of(info);
   if (!in) return bad_info("MPI_Info_get_nkeys", info);
   if (!nkeys) return fail(MPI_ERR_ARG, "MPI_Info_get_nkeys", MPI_COMM_WORLD, "nkeys is NULL");
@@ -169,6 +177,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
 XMSG_MPI_ALIAS(Info_get_nkeys)
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+  XMSG_MPI_ENTRY;
   Info* in = info_of(info);
   if (!in) return bad_info("MPI_Info_get_nthkey", info);
   if (!key) return fail(MPI_ERR_ARG, "MPI_Info_get_nthkey", MPI_COMM_WORLD, "key is NULL");

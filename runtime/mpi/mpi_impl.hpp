@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdint>
 #include <functional>
@@ -27,6 +28,10 @@
 // Defines MPI_X as a weak alias of PMPI_X (the profiling interface).
 #define XMSG_MPI_ALIAS(name) \
   extern "C" __typeof__(PMPI_##name) MPI_##name __attribute__((weak, alias("PMPI_" #name)));
+
+// First statement of every MPI entry point (progress_thread.cpp): while the progress thread is
+// engaged, the calling thread's outermost MPI call holds the progress lock.
+#define XMSG_MPI_ENTRY ::xmsg::mpi::EntryGuard xmsg_entry_guard_
 
 namespace xmsg::mpi {
 
@@ -253,6 +258,37 @@ struct RecvView {
   void finish(int64_t received_bytes);
 };
 
+// ---- the progress thread (progress_thread.cpp) -----------------------------------------------
+// While requests that need this layer's progress are in flight (non-blocking collectives,
+// requests freed before completion, windows whose targets serve requests as messages), a helper
+// thread runs a progress pass every XMSG_PROGRESS_INTERVAL whenever the rank is outside MPI, so
+// a rank that computes does not hold up its peers. The layer stays single-threaded in effect:
+// every entry point starts with XMSG_MPI_ENTRY, and while the helper is engaged the outermost
+// call holds the progress lock for its whole duration, which the helper only try-locks. Not
+// engaged (no such work, or XMSG_PROGRESS_THREAD=off), an entry costs a thread-local count and
+// one load.
+extern std::atomic<bool> g_progress_engaged;
+extern __thread int t_entry_depth __attribute__((tls_model("initial-exec")));
+extern __thread bool t_holds_progress_lock __attribute__((tls_model("initial-exec")));
+void enter_engaged();
+void leave_engaged();
+struct EntryGuard {
+  EntryGuard() {
+    if (t_entry_depth++ == 0 && g_progress_engaged.load(std::memory_order_acquire)) [[unlikely]]
+      enter_engaged();
+  }
+  ~EntryGuard() {
+    if (--t_entry_depth == 0 && t_holds_progress_lock) [[unlikely]]
+      leave_engaged();
+  }
+  EntryGuard(const EntryGuard&) = delete;
+  EntryGuard& operator=(const EntryGuard&) = delete;
+};
+// A request that wants background progress was registered: start or wake the helper.
+void engage_progress_thread();
+// MPI_Finalize: the helper ends (the caller's lock, if held, is handed over first).
+void stop_progress_thread();
+
 // ---- requests and progress (request.cpp) ---------------------------------------------------
 // A request this library implements itself. Its MPI_Request handle is the object's address
 // with the low bit set; plain xmsg requests are aligned pointers with the bit clear.
@@ -267,6 +303,9 @@ struct Request {
   // Persistent requests: start() begins one round; inactive ones complete at once.
   virtual bool persistent() const { return false; }
   virtual int start() { return MPI_ERR_REQUEST; }
+  // Whether the progress thread should move it on while the rank computes (a window that needs
+  // nothing from its target says no).
+  virtual bool wants_background() const { return true; }
   bool active = true;
   MPI_Comm comm = MPI_COMM_WORLD;  // whose error handler a failure goes to
 };
@@ -282,6 +321,8 @@ inline MPI_Request handle_of(Request* r) {
 void register_progress(Request* r);
 void unregister_progress(Request* r);
 bool progress_pending();
+// Whether any registered request wants the progress thread (Request::wants_background).
+bool background_work();
 // Advances every registered request once (never blocks).
 void progress_all();
 // Status of a completed xmsg request as MPI sees it (intercommunicator ranks translated).

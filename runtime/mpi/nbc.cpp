@@ -383,16 +383,18 @@ using namespace xmsg::mpi;
 extern "C" {
 
 // ---- non-blocking ------------------------------------------------------------------------------
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return barrier(comm, request, false, "MPI_Ibarrier"); }
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { XMSG_MPI_ENTRY; return barrier(comm, request, false, "MPI_Ibarrier"); }
 XMSG_MPI_ALIAS(Ibarrier)
 
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return bcast(buffer, count, datatype, root, comm, request, false, "MPI_Ibcast");
 }
 XMSG_MPI_ALIAS(Ibcast)
 
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return gather(sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, root, comm, request,
                 false, "MPI_Igather");
 }
@@ -400,6 +402,7 @@ XMSG_MPI_ALIAS(Igather)
 
 int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   int rank = 0;
   xmsg_comm_rank(comm, &rank);
   static const int none = 0;
@@ -410,6 +413,7 @@ XMSG_MPI_ALIAS(Igatherv)
 
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return scatter(sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
                  false, "MPI_Iscatter");
 }
@@ -418,6 +422,7 @@ XMSG_MPI_ALIAS(Iscatter)
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   int rank = 0;
   xmsg_comm_rank(comm, &rank);
   static const int none = 0;
@@ -428,6 +433,7 @@ XMSG_MPI_ALIAS(Iscatterv)
 
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return allgather(sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, comm, request, false,
                    "MPI_Iallgather");
 }
@@ -435,6 +441,7 @@ XMSG_MPI_ALIAS(Iallgather)
 
 int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Iallgatherv", comm, "recvcounts is NULL");
   return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, request, false,
                    "MPI_Iallgatherv");
@@ -443,6 +450,7 @@ XMSG_MPI_ALIAS(Iallgatherv)
 
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return alltoall_common(sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount,
                          recvtype, comm, request, false, "MPI_Ialltoall");
 }
@@ -451,6 +459,7 @@ XMSG_MPI_ALIAS(Ialltoall)
 int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                     void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Ialltoallv", comm, "recvcounts is NULL");
   return alltoall_common(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype, comm,
                          request, false, "MPI_Ialltoallv");
@@ -460,6 +469,7 @@ XMSG_MPI_ALIAS(Ialltoallv)
 int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
                     void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                     MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                        request, false, "MPI_Ialltoallw");
 }
@@ -467,18 +477,21 @@ XMSG_MPI_ALIAS(Ialltoallw)
 
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, false, "MPI_Ireduce");
 }
 XMSG_MPI_ALIAS(Ireduce)
 
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return allreduce(sendbuf, recvbuf, count, datatype, op, comm, request, false, "MPI_Iallreduce");
 }
 XMSG_MPI_ALIAS(Iallreduce)
 
 int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Ireduce_scatter", comm, "recvcounts is NULL");
   return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request, false, "MPI_Ireduce_scatter");
 }
@@ -486,6 +499,7 @@ XMSG_MPI_ALIAS(Ireduce_scatter)
 
 int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return reduce_scatter(sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, request, false,
                         "MPI_Ireduce_scatter_block");
 }
@@ -493,18 +507,21 @@ XMSG_MPI_ALIAS(Ireduce_scatter_block)
 
 int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return scan(sendbuf, recvbuf, count, datatype, op, comm, request, false, false, "MPI_Iscan");
 }
 XMSG_MPI_ALIAS(Iscan)
 
 int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return scan(sendbuf, recvbuf, count, datatype, op, comm, request, false, true, "MPI_Iexscan");
 }
 XMSG_MPI_ALIAS(Iexscan)
 
 // ---- persistent (MPI-4.0) ----------------------------------------------------------------------
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return barrier(comm, request, true, "MPI_Barrier_init");
 }
@@ -512,6 +529,7 @@ XMSG_MPI_ALIAS(Barrier_init)
 
 int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                     MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return bcast(buffer, count, datatype, root, comm, request, true, "MPI_Bcast_init");
 }
@@ -519,6 +537,7 @@ XMSG_MPI_ALIAS(Bcast_init)
 
 int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return gather(sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, root, comm, request,
                 true, "MPI_Gather_init");
@@ -528,6 +547,7 @@ XMSG_MPI_ALIAS(Gather_init)
 int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                       MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   int rank = 0;
   xmsg_comm_rank(comm, &rank);
@@ -539,6 +559,7 @@ XMSG_MPI_ALIAS(Gatherv_init)
 
 int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return scatter(sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
                  true, "MPI_Scatter_init");
@@ -548,6 +569,7 @@ XMSG_MPI_ALIAS(Scatter_init)
 int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                        void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                        MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   int rank = 0;
   xmsg_comm_rank(comm, &rank);
@@ -559,6 +581,7 @@ XMSG_MPI_ALIAS(Scatterv_init)
 
 int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return allgather(sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype, comm, request, true,
                    "MPI_Allgather_init");
@@ -568,6 +591,7 @@ XMSG_MPI_ALIAS(Allgather_init)
 int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Allgatherv_init", comm, "recvcounts is NULL");
   return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype, comm, request, true,
@@ -577,6 +601,7 @@ XMSG_MPI_ALIAS(Allgatherv_init)
 
 int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return alltoall_common(sendbuf, nullptr, nullptr, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount,
                          recvtype, comm, request, true, "MPI_Alltoall_init");
@@ -586,6 +611,7 @@ XMSG_MPI_ALIAS(Alltoall_init)
 int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                         void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Alltoallv_init", comm, "recvcounts is NULL");
   return alltoall_common(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls, 0, recvtype, comm,
@@ -596,6 +622,7 @@ XMSG_MPI_ALIAS(Alltoallv_init)
 int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                        request, true, "MPI_Alltoallw_init");
@@ -604,6 +631,7 @@ XMSG_MPI_ALIAS(Alltoallw_init)
 
 int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, true, "MPI_Reduce_init");
 }
@@ -611,6 +639,7 @@ XMSG_MPI_ALIAS(Reduce_init)
 
 int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return allreduce(sendbuf, recvbuf, count, datatype, op, comm, request, true, "MPI_Allreduce_init");
 }
@@ -618,6 +647,7 @@ XMSG_MPI_ALIAS(Allreduce_init)
 
 int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   if (!recvcounts) return fail(MPI_ERR_ARG, "MPI_Reduce_scatter_init", comm, "recvcounts is NULL");
   return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request, true,
@@ -627,6 +657,7 @@ XMSG_MPI_ALIAS(Reduce_scatter_init)
 
 int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return reduce_scatter(sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, request, true,
                         "MPI_Reduce_scatter_block_init");
@@ -635,6 +666,7 @@ XMSG_MPI_ALIAS(Reduce_scatter_block_init)
 
 int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return scan(sendbuf, recvbuf, count, datatype, op, comm, request, true, false, "MPI_Scan_init");
 }
@@ -642,6 +674,7 @@ XMSG_MPI_ALIAS(Scan_init)
 
 int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                      MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   (void)info;
   return scan(sendbuf, recvbuf, count, datatype, op, comm, request, true, true, "MPI_Exscan_init");
 }

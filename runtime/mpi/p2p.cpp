@@ -304,6 +304,7 @@ using namespace xmsg::mpi;
 extern "C" {
 
 int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_send(buf, count, datatype, dest, tag, comm), "MPI_Send", comm);
   auto* r = new P2PRequest();
@@ -317,6 +318,7 @@ XMSG_MPI_ALIAS(Send)
 
 // Synchronous mode: the runtime's rendezvous, whose completion follows the receiver's match.
 int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_ssend(buf, count, datatype, dest, tag, comm), "MPI_Ssend", comm);
   auto* r = new P2PRequest();
@@ -329,16 +331,19 @@ int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 XMSG_MPI_ALIAS(Ssend)
 
 int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   return PMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 XMSG_MPI_ALIAS(Rsend)
 
 int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   return buffered_send(buf, count, datatype, dest, tag, comm, "MPI_Bsend");
 }
 XMSG_MPI_ALIAS(Bsend)
 
 int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm)) {
     xmsg_status_t st{};
     int code = xmsg_recv(buf, count, datatype, source, tag, comm, &st);
@@ -356,6 +361,7 @@ XMSG_MPI_ALIAS(Recv)
 
 int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_isend(buf, count, datatype, dest, tag, comm, request), "MPI_Isend", comm);
   if (!request) return fail(MPI_ERR_REQUEST, "MPI_Isend", comm, "request is NULL");
@@ -371,6 +377,7 @@ XMSG_MPI_ALIAS(Isend)
 
 int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_issend(buf, count, datatype, dest, tag, comm, request), "MPI_Issend", comm);
   if (!request) return fail(MPI_ERR_REQUEST, "MPI_Issend", comm, "request is NULL");
@@ -386,12 +393,14 @@ XMSG_MPI_ALIAS(Issend)
 
 int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
 }
 XMSG_MPI_ALIAS(Irsend)
 
 int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!request) return fail(MPI_ERR_REQUEST, "MPI_Ibsend", comm, "request is NULL");
   if (int e = buffered_send(buf, count, datatype, dest, tag, comm, "MPI_Ibsend")) return e;
   return completed_request(comm, request);
@@ -399,6 +408,7 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 XMSG_MPI_ALIAS(Ibsend)
 
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_irecv(buf, count, datatype, source, tag, comm, request), "MPI_Irecv", comm);
   if (!request) return fail(MPI_ERR_REQUEST, "MPI_Irecv", comm, "request is NULL");
@@ -413,6 +423,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
 XMSG_MPI_ALIAS(Irecv)
 
 int PMPI_Buffer_attach(void* buffer, int size) {
+  XMSG_MPI_ENTRY;
   if (size < 0) return fail(MPI_ERR_ARG, "MPI_Buffer_attach", MPI_COMM_WORLD, "size %d is negative", size);
   if (!buffer && size > 0) return fail(MPI_ERR_BUFFER, "MPI_Buffer_attach", MPI_COMM_WORLD, "buffer is NULL");
   if (g_bsend.base)
@@ -426,6 +437,7 @@ XMSG_MPI_ALIAS(Buffer_attach)
 
 // Blocks until every buffered message has left the buffer (MPI-3.1 3.6.1).
 int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+  XMSG_MPI_ENTRY;
   if (!buffer_addr || !size)
     return fail(MPI_ERR_ARG, "MPI_Buffer_detach", MPI_COMM_WORLD, "%s is NULL", size ? "buffer_addr" : "size");
   unsigned spins = 0;
@@ -443,6 +455,7 @@ XMSG_MPI_ALIAS(Buffer_detach)
 
 int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (is_xmsg_type(sendtype) && is_xmsg_type(recvtype) && !is_inter(comm)) {
     xmsg_status_t st{};
     int code = xmsg_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
@@ -467,6 +480,7 @@ XMSG_MPI_ALIAS(Sendrecv)
 // The outgoing data is packed first, so the same buffer can take the incoming message.
 int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                           int recvtag, MPI_Comm comm, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   const Type* t = nullptr;
   if (int e = check_type(datatype, "MPI_Sendrecv_replace", "datatype", comm, &t)) return e;
   if (count < 0) return fail(MPI_ERR_COUNT, "MPI_Sendrecv_replace", comm, "count %d is negative", count);
@@ -479,6 +493,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
 XMSG_MPI_ALIAS(Sendrecv_replace)
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (int e = check_rank_arg(comm, source, "MPI_Probe", "source", true)) return e;
   xmsg_status_t st{};
   int code;
@@ -498,6 +513,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
 XMSG_MPI_ALIAS(Probe)
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (int e = check_rank_arg(comm, source, "MPI_Iprobe", "source", true)) return e;
   if (progress_pending()) progress_all();
   xmsg_status_t st{};
@@ -508,11 +524,13 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
 XMSG_MPI_ALIAS(Iprobe)
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   return match_message(source, tag, comm, message, status, true, nullptr, "MPI_Mprobe");
 }
 XMSG_MPI_ALIAS(Mprobe)
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (!flag) return fail(MPI_ERR_ARG, "MPI_Improbe", comm, "flag is NULL");
   if (progress_pending()) progress_all();
   return match_message(source, tag, comm, message, status, false, flag, "MPI_Improbe");
@@ -520,11 +538,13 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
 XMSG_MPI_ALIAS(Improbe)
 
 int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   return take_message(buf, count, datatype, message, status, "MPI_Mrecv");
 }
 XMSG_MPI_ALIAS(Mrecv)
 
 int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!request) return fail(MPI_ERR_ARG, "MPI_Imrecv", MPI_COMM_WORLD, "request is NULL");
   auto* r = new P2PRequest();
   r->is_recv = true;
@@ -590,6 +610,7 @@ int make_persistent(PersistentP2P::Mode mode, const void* sbuf, void* rbuf, int 
 
 int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return make_persistent(PersistentP2P::kSend, buf, nullptr, count, datatype, dest, tag, comm, request,
                          "MPI_Send_init");
 }
@@ -597,6 +618,7 @@ XMSG_MPI_ALIAS(Send_init)
 
 int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return make_persistent(PersistentP2P::kSsend, buf, nullptr, count, datatype, dest, tag, comm, request,
                          "MPI_Ssend_init");
 }
@@ -604,6 +626,7 @@ XMSG_MPI_ALIAS(Ssend_init)
 
 int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return make_persistent(PersistentP2P::kSend, buf, nullptr, count, datatype, dest, tag, comm, request,
                          "MPI_Rsend_init");
 }
@@ -611,6 +634,7 @@ XMSG_MPI_ALIAS(Rsend_init)
 
 int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return make_persistent(PersistentP2P::kBsend, buf, nullptr, count, datatype, dest, tag, comm, request,
                          "MPI_Bsend_init");
 }
@@ -618,6 +642,7 @@ XMSG_MPI_ALIAS(Bsend_init)
 
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return make_persistent(PersistentP2P::kRecv, nullptr, buf, count, datatype, source, tag, comm, request,
                          "MPI_Recv_init");
 }

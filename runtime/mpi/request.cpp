@@ -146,6 +146,7 @@ void update_hook() { xmsgi_set_idle_hook(progress_pending() ? &idle_hook : nullp
 void register_progress(Request* r) {
   registered().push_back(r);
   if (registered().size() == 1) update_hook();
+  if (r->wants_background()) engage_progress_thread();
 }
 
 void unregister_progress(Request* r) {
@@ -157,6 +158,13 @@ void unregister_progress(Request* r) {
 }
 
 bool progress_pending() { return !registered().empty() || !detached().empty(); }
+
+bool background_work() {
+  if (!detached().empty()) return true;
+  for (const Request* r : registered())
+    if (r->wants_background()) return true;
+  return false;
+}
 
 void progress_all() {
   if (g_in_progress) return;
@@ -212,6 +220,7 @@ using namespace xmsg::mpi;
 extern "C" {
 
 int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (!request) return fail(MPI_ERR_REQUEST, "MPI_Wait", MPI_COMM_WORLD, "request is NULL");
   if (!is_layer_request(*request)) {
     // The common case: a plain xmsg request (the runtime's wait loop runs the idle hook).
@@ -232,6 +241,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
 XMSG_MPI_ALIAS(Wait)
 
 int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (!request) return fail(MPI_ERR_REQUEST, "MPI_Test", MPI_COMM_WORLD, "request is NULL");
   if (!flag) return fail(MPI_ERR_ARG, "MPI_Test", MPI_COMM_WORLD, "flag is NULL");
   MPI_Comm comm = comm_of(*request);
@@ -244,6 +254,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 XMSG_MPI_ALIAS(Test)
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  XMSG_MPI_ENTRY;
   if (int e = check_array(count, requests, "MPI_Waitall")) return e;
   if (all_plain(count, requests)) {
     std::vector<xmsg_status_t> st;
@@ -287,6 +298,7 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
 XMSG_MPI_ALIAS(Waitall)
 
 int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  XMSG_MPI_ENTRY;
   if (int e = check_array(count, requests, "MPI_Testall")) return e;
   if (!flag) return fail(MPI_ERR_ARG, "MPI_Testall", MPI_COMM_WORLD, "flag is NULL");
   if (progress_pending()) progress_all();
@@ -326,6 +338,7 @@ int any_pass(int count, MPI_Request requests[], MPI_Status* status, int* error, 
 }  // namespace
 
 int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (int e = check_array(count, requests, "MPI_Waitany")) return e;
   if (!index) return fail(MPI_ERR_ARG, "MPI_Waitany", MPI_COMM_WORLD, "index is NULL");
   unsigned spins = 0;
@@ -337,6 +350,7 @@ int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* stat
 XMSG_MPI_ALIAS(Waitany)
 
 int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (int e = check_array(count, requests, "MPI_Testany")) return e;
   if (!index || !flag) return fail(MPI_ERR_ARG, "MPI_Testany", MPI_COMM_WORLD, "%s is NULL", index ? "flag" : "index");
   if (progress_pending()) progress_all();
@@ -390,16 +404,19 @@ int some(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_
 }  // namespace
 
 int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  XMSG_MPI_ENTRY;
   return some(incount, requests, outcount, indices, statuses, true, "MPI_Waitsome");
 }
 XMSG_MPI_ALIAS(Waitsome)
 
 int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  XMSG_MPI_ENTRY;
   return some(incount, requests, outcount, indices, statuses, false, "MPI_Testsome");
 }
 XMSG_MPI_ALIAS(Testsome)
 
 int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  XMSG_MPI_ENTRY;
   if (!flag) return fail(MPI_ERR_ARG, "MPI_Request_get_status", MPI_COMM_WORLD, "flag is NULL");
   if (request == MPI_REQUEST_NULL) {
     *flag = 1;
@@ -431,6 +448,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
 XMSG_MPI_ALIAS(Request_get_status)
 
 int PMPI_Cancel(MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!request || *request == MPI_REQUEST_NULL)
     return fail(MPI_ERR_REQUEST, "MPI_Cancel", MPI_COMM_WORLD, "request is %s", request ? "MPI_REQUEST_NULL" : "NULL");
   if (!is_layer_request(*request)) return handle(xmsg_cancel(request), "MPI_Cancel");
@@ -440,6 +458,7 @@ int PMPI_Cancel(MPI_Request* request) {
 XMSG_MPI_ALIAS(Cancel)
 
 int PMPI_Request_free(MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!request || *request == MPI_REQUEST_NULL)
     return fail(MPI_ERR_REQUEST, "MPI_Request_free", MPI_COMM_WORLD, "request is %s",
                 request ? "MPI_REQUEST_NULL" : "NULL");
@@ -453,11 +472,13 @@ int PMPI_Request_free(MPI_Request* request) {
   }
   detached().push_back(r);
   xmsgi_set_idle_hook(&idle_hook);
+  engage_progress_thread();
   return MPI_SUCCESS;
 }
 XMSG_MPI_ALIAS(Request_free)
 
 int PMPI_Start(MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!request || *request == MPI_REQUEST_NULL || !is_layer_request(*request) ||
       !layer_request(*request)->persistent())
     return fail(MPI_ERR_REQUEST, "MPI_Start", MPI_COMM_WORLD, "request is not a persistent request");
@@ -470,6 +491,7 @@ int PMPI_Start(MPI_Request* request) {
 XMSG_MPI_ALIAS(Start)
 
 int PMPI_Startall(int count, MPI_Request requests[]) {
+  XMSG_MPI_ENTRY;
   if (int e = check_array(count, requests, "MPI_Startall")) return e;
   for (int i = 0; i < count; ++i)
     if (int e = PMPI_Start(&requests[i])) return e;
@@ -479,6 +501,7 @@ XMSG_MPI_ALIAS(Startall)
 
 int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                         MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   if (!request) return fail(MPI_ERR_ARG, "MPI_Grequest_start", MPI_COMM_WORLD, "request is NULL");
   auto* g = new GeneralizedRequest();
   g->query = query_fn;
@@ -491,6 +514,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free
 XMSG_MPI_ALIAS(Grequest_start)
 
 int PMPI_Grequest_complete(MPI_Request request) {
+  XMSG_MPI_ENTRY;
   if (request == MPI_REQUEST_NULL || !is_layer_request(request))
     return fail(MPI_ERR_REQUEST, "MPI_Grequest_complete", MPI_COMM_WORLD, "request is not a generalized request");
   auto* g = dynamic_cast<GeneralizedRequest*>(layer_request(request));

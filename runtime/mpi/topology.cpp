@@ -595,6 +595,7 @@ using namespace xmsg::mpi;
 // ---- MPI_Dims_create ----------------------------------------------------------------------------
 
 extern "C" int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Dims_create";
   if (ndims < 0) return fail(MPI_ERR_DIMS, f, MPI_COMM_WORLD, "ndims %d is negative", ndims);
   if (nnodes <= 0) return fail(MPI_ERR_ARG, f, MPI_COMM_WORLD, "nnodes %d is not positive", nnodes);
@@ -632,6 +633,7 @@ XMSG_MPI_ALIAS(Dims_create)
 
 extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                                 MPI_Comm* comm_cart) {
+  XMSG_MPI_ENTRY;
   (void)reorder;  // ranks are kept
   const char* f = "MPI_Cart_create";
   int rank = 0, size = 0;
@@ -659,6 +661,7 @@ extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
 XMSG_MPI_ALIAS(Cart_create)
 
 extern "C" int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Cartdim_get";
   const Topology* t = nullptr;
   if (int rc = get_topo(comm, f, MPI_CART, &t)) return rc;
@@ -669,6 +672,7 @@ extern "C" int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
 XMSG_MPI_ALIAS(Cartdim_get)
 
 extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Cart_get";
   const Topology* t = nullptr;
   int rank = 0;
@@ -688,6 +692,7 @@ extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods
 XMSG_MPI_ALIAS(Cart_get)
 
 extern "C" int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Cart_rank";
   const Topology* t = nullptr;
   if (int rc = get_topo(comm, f, MPI_CART, &t)) return rc;
@@ -710,6 +715,7 @@ extern "C" int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
 XMSG_MPI_ALIAS(Cart_rank)
 
 extern "C" int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Cart_coords";
   const Topology* t = nullptr;
   int size = 0;
@@ -725,6 +731,7 @@ extern "C" int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords
 XMSG_MPI_ALIAS(Cart_coords)
 
 extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Cart_shift";
   const Topology* t = nullptr;
   int rank = 0;
@@ -740,6 +747,7 @@ extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank
 XMSG_MPI_ALIAS(Cart_shift)
 
 extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Cart_sub";
   const Topology* t = nullptr;
   int rank = 0;
@@ -772,6 +780,7 @@ extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* n
 XMSG_MPI_ALIAS(Cart_sub)
 
 extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Cart_map";
   int rank = 0, size = 0;
   if (int rc = check_intra(comm, f, &rank, &size)) return rc;
@@ -787,6 +796,7 @@ XMSG_MPI_ALIAS(Cart_map)
 
 extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
                                  MPI_Comm* comm_graph) {
+  XMSG_MPI_ENTRY;
   (void)reorder;
   const char* f = "MPI_Graph_create";
   int rank = 0, size = 0;
@@ -817,6 +827,7 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
 XMSG_MPI_ALIAS(Graph_create)
 
 extern "C" int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Graphdims_get";
   const Topology* t = nullptr;
   if (int rc = get_topo(comm, f, MPI_GRAPH, &t)) return rc;
@@ -828,6 +839,7 @@ extern "C" int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
 XMSG_MPI_ALIAS(Graphdims_get)
 
 extern "C" int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Graph_get";
   const Topology* t = nullptr;
   if (int rc = get_topo(comm, f, MPI_GRAPH, &t)) return rc;
@@ -844,6 +856,7 @@ extern "C" int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int ind
 XMSG_MPI_ALIAS(Graph_get)
 
 extern "C" int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Graph_neighbors_count";
   const Topology* t = nullptr;
   if (int rc = get_topo(comm, f, MPI_GRAPH, &t)) return rc;
@@ -856,6 +869,7 @@ extern "C" int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbo
 XMSG_MPI_ALIAS(Graph_neighbors_count)
 
 extern "C" int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Graph_neighbors";
   const Topology* t = nullptr;
   if (int rc = get_topo(comm, f, MPI_GRAPH, &t)) return rc;
@@ -872,6 +886,7 @@ extern "C" int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, i
 XMSG_MPI_ALIAS(Graph_neighbors)
 
 extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Graph_map";
   int rank = 0, size = 0;
   if (int rc = check_intra(comm, f, &rank, &size)) return rc;
@@ -888,6 +903,7 @@ extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, 
                                                const int sourceweights[], int outdegree, const int destinations[],
                                                const int destweights[], MPI_Info info, int reorder,
                                                MPI_Comm* comm_dist_graph) {
+  XMSG_MPI_ENTRY;
   (void)info;
   (void)reorder;
   const char* f = "MPI_Dist_graph_create_adjacent";
@@ -919,6 +935,7 @@ XMSG_MPI_ALIAS(Dist_graph_create_adjacent)
 extern "C" int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                                       const int destinations[], const int weights[], MPI_Info info, int reorder,
                                       MPI_Comm* comm_dist_graph) {
+  XMSG_MPI_ENTRY;
   (void)info;
   (void)reorder;
   const char* f = "MPI_Dist_graph_create";
@@ -989,6 +1006,7 @@ extern "C" int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
 XMSG_MPI_ALIAS(Dist_graph_create)
 
 extern "C" int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Dist_graph_neighbors_count";
   const Topology* t = nullptr;
   if (int rc = get_topo(comm, f, MPI_DIST_GRAPH, &t)) return rc;
@@ -1003,6 +1021,7 @@ XMSG_MPI_ALIAS(Dist_graph_neighbors_count)
 
 extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
                                          int maxoutdegree, int destinations[], int destweights[]) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Dist_graph_neighbors";
   const Topology* t = nullptr;
   if (int rc = get_topo(comm, f, MPI_DIST_GRAPH, &t)) return rc;
@@ -1023,6 +1042,7 @@ extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sou
 XMSG_MPI_ALIAS(Dist_graph_neighbors)
 
 extern "C" int PMPI_Topo_test(MPI_Comm comm, int* status) {
+  XMSG_MPI_ENTRY;
   const char* f = "MPI_Topo_test";
   if (int rc = check_comm(comm, f, nullptr, nullptr)) return rc;
   if (!status) return fail(MPI_ERR_ARG, f, comm, "status is NULL");
@@ -1037,6 +1057,7 @@ XMSG_MPI_ALIAS(Topo_test)
 
 extern "C" int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   return neighbor_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                             comm, nullptr, false);
 }
@@ -1044,6 +1065,7 @@ XMSG_MPI_ALIAS(Neighbor_allgather)
 
 extern "C" int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return neighbor_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                             comm, request, true);
 }
@@ -1052,6 +1074,7 @@ XMSG_MPI_ALIAS(Ineighbor_allgather)
 extern "C" int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                         MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   return neighbor_allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                              recvtype, comm, nullptr, false);
 }
@@ -1060,6 +1083,7 @@ XMSG_MPI_ALIAS(Neighbor_allgatherv)
 extern "C" int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                          MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return neighbor_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                              recvtype, comm, request, true);
 }
@@ -1067,6 +1091,7 @@ XMSG_MPI_ALIAS(Ineighbor_allgatherv)
 
 extern "C" int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   return neighbor_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                            nullptr, false);
 }
@@ -1074,6 +1099,7 @@ XMSG_MPI_ALIAS(Neighbor_alltoall)
 
 extern "C" int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return neighbor_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                            comm, request, true);
 }
@@ -1082,6 +1108,7 @@ XMSG_MPI_ALIAS(Ineighbor_alltoall)
 extern "C" int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   return neighbor_alltoallv("MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                             rdispls, recvtype, comm, nullptr, false);
 }
@@ -1091,6 +1118,7 @@ extern "C" int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcount
                                         MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                         MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return neighbor_alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                             rdispls, recvtype, comm, request, true);
 }
@@ -1099,6 +1127,7 @@ XMSG_MPI_ALIAS(Ineighbor_alltoallv)
 extern "C" int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  XMSG_MPI_ENTRY;
   return neighbor_alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                             rdispls, recvtypes, comm, nullptr, false);
 }
@@ -1108,6 +1137,7 @@ extern "C" int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcount
                                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                         MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   return neighbor_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                             rdispls, recvtypes, comm, request, true);
 }

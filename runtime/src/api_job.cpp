@@ -204,6 +204,11 @@ int xmsgi_comm_world_rank(xmsg_comm_t comm, int rank, int* world_rank) {
 
 int xmsgi_progress(void) { return World::current ? World::current->progress() : 0; }
 
+int xmsgi_progress_interval_us(void) {
+  if (!xmsg::params::flag("XMSG_PROGRESS_THREAD")) return 0;
+  return static_cast<int>(xmsg::params::integer("XMSG_PROGRESS_INTERVAL"));
+}
+
 int xmsgi_single_copy_allowed(void) { return xmsg::params::flag("XMSG_SHM_CMA") ? 1 : 0; }
 
 const char* xmsgi_job_id(void) {

@@ -113,6 +113,9 @@ int xmsgi_request_peek(xmsg_request_t request, int* done, xmsg_status_t* status)
 
 // Runs the progress engine once (never blocks); returns how many events it handled.
 int xmsgi_progress(void);
+// XMSG_PROGRESS_INTERVAL in microseconds, or 0 with XMSG_PROGRESS_THREAD off: how often the
+// MPI layer's progress thread moves requests on while the rank computes outside MPI.
+int xmsgi_progress_interval_us(void);
 
 // ---- for the shared-memory collectives (runtime/collectives/shm_collectives.cpp) ----
 // The job id (safe in file names) and the context id of `comm` name its node segment.

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The parameter tables in docs/ are the declared table's: each layer's page holds, between
 `<!-- parameters:LAYER -->` and `<!-- end parameters -->`, exactly what
-`xmsg_info --parameters-markdown LAYER` prints. Regenerate with scripts/update-parameter-docs.sh.
+`xmsg_info --parameters-markdown LAYER` prints. Regenerate with scripts/update-parameter-docs.py.
 
 usage: docs_parameters.py XMSG_INFO DOCS_DIR
 """

@@ -108,14 +108,16 @@ using namespace xmsg::mpi::fortran;
 
 extern "C" {
 
-MPI_Fint PMPI_Request_c2f(MPI_Request request) { return request_c2f(request); }
+MPI_Fint PMPI_Request_c2f(MPI_Request request) { XMSG_MPI_ENTRY; return request_c2f(request); }
 
 MPI_Request PMPI_Request_f2c(MPI_Fint request) {
+  XMSG_MPI_ENTRY;
   bool ok = false;
   return request_f2c(request, &ok);
 }
 
 int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
+  XMSG_MPI_ENTRY;
   if (!c_status || !f_status || status_ignored(f_status))
     return xmsg::mpi::fail(MPI_ERR_ARG, "MPI_Status_c2f", MPI_COMM_WORLD, "%s is NULL or MPI_STATUS_IGNORE",
                            c_status ? "f_status" : "c_status");
@@ -124,6 +126,7 @@ int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
 }
 
 int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
+  XMSG_MPI_ENTRY;
   if (!c_status || !f_status || status_ignored(f_status))
     return xmsg::mpi::fail(MPI_ERR_ARG, "MPI_Status_f2c", MPI_COMM_WORLD, "%s is NULL or MPI_STATUS_IGNORE",
                            c_status ? "f_status" : "c_status");

@@ -61,6 +61,7 @@ extern "C" {
 
 // ---- names, info, attributes, error handlers ---------------------------------------------------
 int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_set_name";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -71,6 +72,7 @@ int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
 XMSG_MPI_ALIAS(Win_set_name)
 
 int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_get_name";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -82,6 +84,7 @@ int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
 XMSG_MPI_ALIAS(Win_get_name)
 
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_set_info";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -91,6 +94,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
 XMSG_MPI_ALIAS(Win_set_info)
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_get_info";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -121,6 +125,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
 XMSG_MPI_ALIAS(Win_get_info)
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_set_attr";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -137,6 +142,7 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
 XMSG_MPI_ALIAS(Win_set_attr)
 
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_get_attr";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -159,6 +165,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* fla
 XMSG_MPI_ALIAS(Win_get_attr)
 
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_delete_attr";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -172,6 +179,7 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
 XMSG_MPI_ALIAS(Win_delete_attr)
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_set_errhandler";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -187,6 +195,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
 XMSG_MPI_ALIAS(Win_set_errhandler)
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_get_errhandler";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -197,6 +206,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
 XMSG_MPI_ALIAS(Win_get_errhandler)
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_call_errhandler";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;

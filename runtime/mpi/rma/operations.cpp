@@ -242,6 +242,7 @@ extern "C" {
 // ---- communication -----------------------------------------------------------------------------
 int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   return do_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
                 win, "MPI_Put");
 }
@@ -249,6 +250,7 @@ XMSG_MPI_ALIAS(Put)
 
 int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
              int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   return do_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
                 win, "MPI_Get", nullptr);
 }
@@ -256,6 +258,7 @@ XMSG_MPI_ALIAS(Get)
 
 int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   return do_accumulate(origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank,
                        target_disp, target_count, target_datatype, op, win, false, "MPI_Accumulate", nullptr);
 }
@@ -264,6 +267,7 @@ XMSG_MPI_ALIAS(Accumulate)
 int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   return do_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                        target_rank, target_disp, target_count, target_datatype, op, win, true, "MPI_Get_accumulate",
                        nullptr);
@@ -272,6 +276,7 @@ XMSG_MPI_ALIAS(Get_accumulate)
 
 int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   return do_accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype, op,
                        win, true, "MPI_Fetch_and_op", nullptr);
 }
@@ -279,6 +284,7 @@ XMSG_MPI_ALIAS(Fetch_and_op)
 
 int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype,
                           int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Compare_and_swap";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -324,6 +330,7 @@ XMSG_MPI_ALIAS(Compare_and_swap)
 int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
               MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Rput";
   if (!request) return fail(MPI_ERR_REQUEST, func, MPI_COMM_WORLD, "request is NULL");
   // Copied into messages of its own, so the origin buffer is free at once and the request
@@ -337,6 +344,7 @@ XMSG_MPI_ALIAS(Rput)
 
 int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
               int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Rget";
   if (!request) return fail(MPI_ERR_REQUEST, func, MPI_COMM_WORLD, "request is NULL");
   std::shared_ptr<GetOp> g;
@@ -350,6 +358,7 @@ XMSG_MPI_ALIAS(Rget)
 int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                      MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Raccumulate";
   if (!request) return fail(MPI_ERR_REQUEST, func, MPI_COMM_WORLD, "request is NULL");
   if (int e = do_accumulate(origin_addr, origin_count, origin_datatype, nullptr, 0, MPI_DATATYPE_NULL, target_rank,
@@ -363,6 +372,7 @@ int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype
                          int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                          int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                          MPI_Request* request) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Rget_accumulate";
   if (!request) return fail(MPI_ERR_REQUEST, func, MPI_COMM_WORLD, "request is NULL");
   std::shared_ptr<GetOp> g;

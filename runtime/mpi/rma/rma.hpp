@@ -164,6 +164,8 @@ struct Service final : Request {
   Window* w = nullptr;
   int test(bool* done, MPI_Status* status) override;
   bool peek(MPI_Status*) override { return false; }
+  // Direct and single-copy windows need nothing from their target between synchronisations.
+  bool wants_background() const override;
 };
 
 struct Window {

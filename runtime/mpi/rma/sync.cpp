@@ -80,6 +80,7 @@ extern "C" {
 
 // ---- synchronisation ---------------------------------------------------------------------------
 int PMPI_Win_fence(int assert_, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_fence";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -101,6 +102,7 @@ int PMPI_Win_fence(int assert_, MPI_Win win) {
 XMSG_MPI_ALIAS(Win_fence)
 
 int PMPI_Win_start(MPI_Group group, int assert_, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_start";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -142,6 +144,7 @@ int PMPI_Win_start(MPI_Group group, int assert_, MPI_Win win) {
 XMSG_MPI_ALIAS(Win_start)
 
 int PMPI_Win_complete(MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_complete";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -175,6 +178,7 @@ int PMPI_Win_complete(MPI_Win win) {
 XMSG_MPI_ALIAS(Win_complete)
 
 int PMPI_Win_post(MPI_Group group, int assert_, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_post";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -204,6 +208,7 @@ int PMPI_Win_post(MPI_Group group, int assert_, MPI_Win win) {
 XMSG_MPI_ALIAS(Win_post)
 
 int PMPI_Win_wait(MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_wait";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -227,6 +232,7 @@ int PMPI_Win_wait(MPI_Win win) {
 XMSG_MPI_ALIAS(Win_wait)
 
 int PMPI_Win_test(MPI_Win win, int* flag) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_test";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -254,6 +260,7 @@ int PMPI_Win_test(MPI_Win win, int* flag) {
 XMSG_MPI_ALIAS(Win_test)
 
 int PMPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_lock";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -277,6 +284,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win) {
 XMSG_MPI_ALIAS(Win_lock)
 
 int PMPI_Win_lock_all(int assert_, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_lock_all";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -295,6 +303,7 @@ int PMPI_Win_lock_all(int assert_, MPI_Win win) {
 XMSG_MPI_ALIAS(Win_lock_all)
 
 int PMPI_Win_unlock(int rank, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_unlock";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -318,6 +327,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
 XMSG_MPI_ALIAS(Win_unlock)
 
 int PMPI_Win_unlock_all(MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_unlock_all";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -343,6 +353,7 @@ int PMPI_Win_unlock_all(MPI_Win win) {
 XMSG_MPI_ALIAS(Win_unlock_all)
 
 int PMPI_Win_flush(int rank, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_flush";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -357,6 +368,7 @@ int PMPI_Win_flush(int rank, MPI_Win win) {
 XMSG_MPI_ALIAS(Win_flush)
 
 int PMPI_Win_flush_all(MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_flush_all";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -369,6 +381,7 @@ int PMPI_Win_flush_all(MPI_Win win) {
 XMSG_MPI_ALIAS(Win_flush_all)
 
 int PMPI_Win_flush_local(int rank, MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_flush_local";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -380,6 +393,7 @@ int PMPI_Win_flush_local(int rank, MPI_Win win) {
 XMSG_MPI_ALIAS(Win_flush_local)
 
 int PMPI_Win_flush_local_all(MPI_Win win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_flush_local_all";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -391,6 +405,7 @@ int PMPI_Win_flush_local_all(MPI_Win win) {
 XMSG_MPI_ALIAS(Win_flush_local_all)
 
 int PMPI_Win_sync(MPI_Win win) {
+  XMSG_MPI_ENTRY;
   Window* w = nullptr;
   if (int e = check_win(win, "MPI_Win_sync", &w)) return e;
   process_fence();

@@ -284,6 +284,8 @@ void serve(Window* w) {
   }
 }
 
+bool Service::wants_background() const { return !(w && (w->direct || w->cma)); }
+
 int Service::test(bool* done, MPI_Status*) {
   *done = false;
   serve(w);

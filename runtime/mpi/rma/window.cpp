@@ -244,6 +244,7 @@ using namespace xmsg::mpi::rma;
 extern "C" {
 
 int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_create";
   if (!win) return fail(MPI_ERR_ARG, func, comm, "win is NULL");
   std::unique_ptr<Window> w;
@@ -256,6 +257,7 @@ int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 XMSG_MPI_ALIAS(Win_create)
 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_allocate";
   if (!win) return fail(MPI_ERR_ARG, func, comm, "win is NULL");
   if (!baseptr) return fail(MPI_ERR_ARG, func, comm, "baseptr is NULL");
@@ -290,6 +292,7 @@ XMSG_MPI_ALIAS(Win_allocate)
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                              MPI_Win* win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_allocate_shared";
   if (!win) return fail(MPI_ERR_ARG, func, comm, "win is NULL");
   if (!baseptr) return fail(MPI_ERR_ARG, func, comm, "baseptr is NULL");
@@ -316,6 +319,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 XMSG_MPI_ALIAS(Win_allocate_shared)
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_shared_query";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -342,6 +346,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit,
 XMSG_MPI_ALIAS(Win_shared_query)
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_create_dynamic";
   if (!win) return fail(MPI_ERR_ARG, func, comm, "win is NULL");
   std::unique_ptr<Window> w;
@@ -352,6 +357,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
 XMSG_MPI_ALIAS(Win_create_dynamic)
 
 int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_attach";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -370,6 +376,7 @@ int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
 XMSG_MPI_ALIAS(Win_attach)
 
 int PMPI_Win_detach(MPI_Win win, const void* base) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_detach";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;
@@ -385,6 +392,7 @@ int PMPI_Win_detach(MPI_Win win, const void* base) {
 XMSG_MPI_ALIAS(Win_detach)
 
 int PMPI_Win_free(MPI_Win* win) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_free";
   if (!win) return fail(MPI_ERR_ARG, func, MPI_COMM_WORLD, "win is NULL");
   Window* w = nullptr;
@@ -411,6 +419,7 @@ int PMPI_Win_free(MPI_Win* win) {
 XMSG_MPI_ALIAS(Win_free)
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+  XMSG_MPI_ENTRY;
   const char* func = "MPI_Win_get_group";
   Window* w = nullptr;
   if (int e = check_win(win, func, &w)) return e;

@@ -262,6 +262,50 @@ static void test_overlap(void) {
   free(c);
 }
 
+/* A non-blocking collective moves on while one rank computes outside MPI: the last rank starts
+ * an allreduce and a barrier, then spins on its own window memory with no MPI call until every
+ * other rank has completed both and said so with an accumulate under a shared lock (30 s hang
+ * guard). Their completion needs the computing rank's part of the later rounds, which its
+ * progress thread sends; the accumulate needs nothing from it on one node (the direct path) and
+ * the same thread serves it across nodes. With XMSG_PROGRESS_THREAD=off it is not checked. */
+static void test_progress_while_computing(void) {
+  const char* helper = getenv("XMSG_PROGRESS_THREAD");
+  if (size < 2 || (helper && (strcmp(helper, "off") == 0 || strcmp(helper, "0") == 0 ||
+                              strcmp(helper, "false") == 0 || strcmp(helper, "no") == 0))) {
+    if (rank == 0) printf("collectives: progress while a rank computes: not checked (%s)\n",
+                          size < 2 ? "one rank" : "XMSG_PROGRESS_THREAD=off");
+    return;
+  }
+  int* done = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &done, &win));
+  *done = 0;
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  const int computing = size - 1;
+  int a = rank + 1, sum = 0;
+  MPI_Request reqs[2];
+  CHECK_MPI(MPI_Iallreduce(&a, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[0]));
+  CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &reqs[1]));
+  if (rank == computing) {
+    const double give_up = MPI_Wtime() + 30.0;
+    volatile int* seen = done;
+    while (*seen != size - 1 && MPI_Wtime() < give_up) {
+    }
+    CHECK(*seen == size - 1,
+          "%d of %d ranks completed an allreduce and a barrier while rank %d computed outside MPI", *seen,
+          size - 1, computing);
+    CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+  } else {
+    CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+    const int one = 1;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, computing, 0, win));
+    CHECK_MPI(MPI_Accumulate(&one, 1, MPI_INT, computing, 0, 1, MPI_INT, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_unlock(computing, win));
+  }
+  CHECK(sum == size * (size + 1) / 2, "allreduce while a rank computed = %d", sum);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 /* Concatenation of decimal digits, (value, digits) pairs: associative, not commutative. */
 static void concat(void* in, void* inout, int* len, MPI_Datatype* type) {
   (void)type;
@@ -350,6 +394,7 @@ int main(int argc, char** argv) {
     test_alltoall_family((enum Form)f);
   }
   test_overlap();
+  test_progress_while_computing();
   test_ops();
   test_errors();
   return FINISH("collectives");

@@ -1,0 +1,137 @@
+// The progress thread (mpi_impl.hpp says what it is for). It starts the first time a request
+// that wants background progress registers and lives until MPI_Finalize. Engaged, it wakes
+// every XMSG_PROGRESS_INTERVAL and try-locks the progress lock: taken, the main thread is
+// outside MPI, and the helper runs one pass (the layer's registered requests, then the
+// runtime's progress engine); refused, the main thread is inside MPI and moves things on
+// itself. It never blocks on the lock while engaged, so the main thread's unlock never has a
+// waiter to wake. With no such work left for two passes in a row it disengages and sleeps on a
+// condition variable until the next one registers; the main thread then stops taking the lock.
+#include "mpi_impl.hpp"
+
+#include <pthread.h>
+#include <time.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+namespace xmsg::mpi {
+
+std::atomic<bool> g_progress_engaged{false};
+__thread int t_entry_depth __attribute__((tls_model("initial-exec"))) = 0;
+__thread bool t_holds_progress_lock __attribute__((tls_model("initial-exec"))) = false;
+
+namespace {
+
+// One lock, one helper. g_parked and the stop request are read and written under the lock.
+std::mutex g_lock;
+std::condition_variable g_wake;
+// Never destroyed: a joinable std::thread's destructor would end a program that exits
+// without MPI_Finalize (see stop_at_exit).
+std::thread* g_helper = nullptr;
+bool g_parked = false;
+std::atomic<bool> g_stop{false};
+
+void sleep_interval(int us) {
+  timespec ts{us / 1000000, static_cast<long>(us % 1000000) * 1000};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+void pass() {
+  if (progress_pending()) progress_all();
+  (void)xmsgi_progress();
+}
+
+void helper_main(int interval_us) {
+  // Entry points a pass reaches (callbacks, nested calls) must not take the lock it holds, and
+  // a request it registers finds the helper engaged.
+  t_entry_depth = 1;
+  t_holds_progress_lock = true;
+  int idle_passes = 0;
+  for (;;) {
+    if (!g_progress_engaged.load(std::memory_order_acquire)) {
+      std::unique_lock<std::mutex> held(g_lock);
+      g_parked = true;
+      g_wake.wait(held, [] { return g_stop.load(std::memory_order_relaxed) || g_progress_engaged.load(std::memory_order_relaxed); });
+      g_parked = false;
+      if (g_stop.load(std::memory_order_relaxed)) return;
+      idle_passes = 0;
+      continue;
+    }
+    sleep_interval(interval_us);
+    if (g_stop.load(std::memory_order_acquire)) return;
+    if (!g_lock.try_lock()) continue;  // the main thread is inside MPI
+    if (g_stop.load(std::memory_order_relaxed)) {
+      g_lock.unlock();
+      return;
+    }
+    if (background_work()) {
+      idle_passes = 0;
+      pass();
+    } else if (++idle_passes >= 2) {
+      g_progress_engaged.store(false, std::memory_order_release);
+    }
+    g_lock.unlock();
+  }
+}
+
+void stop_at_exit();
+
+}  // namespace
+
+void enter_engaged() {
+  g_lock.lock();
+  t_holds_progress_lock = true;
+}
+
+void leave_engaged() {
+  t_holds_progress_lock = false;
+  g_lock.unlock();
+}
+
+void engage_progress_thread() {
+  if (t_holds_progress_lock && g_progress_engaged.load(std::memory_order_relaxed)) return;
+  static const int interval_us = xmsgi_progress_interval_us();
+  if (interval_us <= 0 || g_stop.load(std::memory_order_relaxed)) return;
+  // Called inside an MPI call that did not take the lock: take it now, so the helper's first
+  // pass waits until this call (its outermost guard) ends.
+  if (t_entry_depth == 0) return;  // not inside an entry point: nobody would release the lock
+  if (!t_holds_progress_lock) enter_engaged();
+  if (g_progress_engaged.load(std::memory_order_relaxed)) return;
+  g_progress_engaged.store(true, std::memory_order_release);
+  if (!g_helper) {
+    g_helper = new std::thread(helper_main, interval_us);
+    pthread_setname_np(g_helper->native_handle(), "xmsg-progress");
+    std::atexit(stop_at_exit);
+  } else if (g_parked) {
+    g_wake.notify_one();
+  }
+}
+
+void stop_progress_thread() {
+  if (!g_helper || !g_helper->joinable()) return;
+  if (!t_holds_progress_lock) enter_engaged();
+  g_stop.store(true, std::memory_order_release);
+  g_wake.notify_one();
+  leave_engaged();
+  g_helper->join();
+  g_progress_engaged.store(false, std::memory_order_release);
+}
+
+namespace {
+// A program that exits without MPI_Finalize: the helper must not run a pass while exit
+// destroys the runtime. Exiting inside an MPI call (a fatal error handler) this thread holds
+// the lock, so no pass can start; it keeps the lock and leaves the helper asleep.
+void stop_at_exit() {
+  if (!g_helper || !g_helper->joinable()) return;
+  if (t_holds_progress_lock) {
+    g_stop.store(true, std::memory_order_release);
+    return;
+  }
+  stop_progress_thread();
+}
+}  // namespace
+
+}  // namespace xmsg::mpi
