@@ -44,7 +44,7 @@ constexpr std::array kTable = {
     Parameter{"XMSG_PROGRESS_THREAD", Flag, Runtime, "on", 0, 0, "", "",
               "MPI: while non-blocking collectives, freed requests or windows that need the target's help are in flight, a helper thread moves them on whenever the rank is outside MPI (off: only inside MPI calls)"},
     Parameter{"XMSG_PROGRESS_INTERVAL", Integer, Runtime, "1000", 10, 1000000, "", "us",
-              "how often the progress thread looks: the longest a rank computing outside MPI leaves a peer's request waiting, plus one progress pass"},
+              "how often the progress thread looks; a rank computing outside MPI leaves a peer's request waiting at most twice this plus one progress pass"},
 
     // ---- collectives (docs/collectives.md) -----------------------------------------------------
     Parameter{"XMSG_COLL_TRACE", Flag, Collectives, "off", 0, 0, "", "",

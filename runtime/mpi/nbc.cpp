@@ -1,8 +1,8 @@
 // MPI-3.1 5.12, non-blocking collectives, and MPI-4.0 5.13, persistent collectives: each one
 // validates its arguments like its blocking form and runs a schedule (coll_schedules.cpp).
 // A non-blocking collective moves on whenever its rank is inside any MPI call or blocked in
-// the runtime (the idle hook); there is no progress thread, so a rank that computes outside
-// MPI holds its part until it calls in again.
+// the runtime (the idle hook), and, while it computes outside MPI, when the progress thread
+// runs a pass (progress_thread.cpp).
 #include "coll_schedules.hpp"
 
 namespace xmsg::mpi {

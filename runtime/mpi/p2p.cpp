@@ -296,6 +296,15 @@ int take_message(void* buf, int count, MPI_Datatype datatype, MPI_Message* messa
   return MPI_SUCCESS;
 }
 
+// MPI_Recv of a predefined datatype on an intracommunicator: the runtime's own receive.
+inline int recv_contiguous(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                           MPI_Status* status) {
+  xmsg_status_t st{};
+  int code = xmsg_recv(buf, count, datatype, source, tag, comm, &st);
+  to_mpi_status(st, comm, status);
+  return handle(code, "MPI_Recv", comm);
+}
+
 }  // namespace
 }  // namespace xmsg::mpi
 
@@ -304,6 +313,8 @@ using namespace xmsg::mpi;
 extern "C" {
 
 int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  if (is_xmsg_type(datatype) && !is_inter(comm) && progress_thread_idle()) [[likely]]
+    return handle(xmsg_send(buf, count, datatype, dest, tag, comm), "MPI_Send", comm);
   XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_send(buf, count, datatype, dest, tag, comm), "MPI_Send", comm);
@@ -343,13 +354,10 @@ int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 XMSG_MPI_ALIAS(Bsend)
 
 int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  if (is_xmsg_type(datatype) && !is_inter(comm) && progress_thread_idle()) [[likely]]
+    return recv_contiguous(buf, count, datatype, source, tag, comm, status);
   XMSG_MPI_ENTRY;
-  if (is_xmsg_type(datatype) && !is_inter(comm)) {
-    xmsg_status_t st{};
-    int code = xmsg_recv(buf, count, datatype, source, tag, comm, &st);
-    to_mpi_status(st, comm, status);
-    return handle(code, "MPI_Recv", comm);
-  }
+  if (is_xmsg_type(datatype) && !is_inter(comm)) return recv_contiguous(buf, count, datatype, source, tag, comm, status);
   auto* r = new P2PRequest();
   if (int e = start_recv(buf, count, datatype, source, tag, comm, r, "MPI_Recv")) {
     delete r;
@@ -361,6 +369,8 @@ XMSG_MPI_ALIAS(Recv)
 
 int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
+  if (is_xmsg_type(datatype) && !is_inter(comm) && progress_thread_idle()) [[likely]]
+    return handle(xmsg_isend(buf, count, datatype, dest, tag, comm, request), "MPI_Isend", comm);
   XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_isend(buf, count, datatype, dest, tag, comm, request), "MPI_Isend", comm);
@@ -408,6 +418,8 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 XMSG_MPI_ALIAS(Ibsend)
 
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  if (is_xmsg_type(datatype) && !is_inter(comm) && progress_thread_idle()) [[likely]]
+    return handle(xmsg_irecv(buf, count, datatype, source, tag, comm, request), "MPI_Irecv", comm);
   XMSG_MPI_ENTRY;
   if (is_xmsg_type(datatype) && !is_inter(comm))
     return handle(xmsg_irecv(buf, count, datatype, source, tag, comm, request), "MPI_Irecv", comm);

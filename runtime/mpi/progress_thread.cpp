@@ -1,13 +1,18 @@
 // The progress thread (mpi_impl.hpp says what it is for). It starts the first time a request
 // that wants background progress registers and lives until MPI_Finalize. Engaged, it wakes
-// every XMSG_PROGRESS_INTERVAL and try-locks the progress lock: taken, the main thread is
+// every XMSG_PROGRESS_INTERVAL, or sooner when a pass that did work is followed by input on
+// the transports' descriptors (tcp's sockets: a peer's lock request is served as it arrives,
+// not one interval later), and try-locks the progress lock: taken, the main thread is
 // outside MPI, and the helper runs one pass (the layer's registered requests, then the
-// runtime's progress engine); refused, the main thread is inside MPI and moves things on
-// itself. It never blocks on the lock while engaged, so the main thread's unlock never has a
+// runtime's progress engine) unless the program entered MPI since the helper last looked: a
+// program that calls MPI that often moves things on itself, and a pass then would only make
+// its next call wait (worse where the helper shares the rank's core and is preempted holding
+// the lock). Refused, the main thread is inside MPI. It never blocks on the lock while engaged, so the main thread's unlock never has a
 // waiter to wake. With no such work left for two passes in a row it disengages and sleeps on a
 // condition variable until the next one registers; the main thread then stops taking the lock.
 #include "mpi_impl.hpp"
 
+#include <poll.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -31,6 +36,8 @@ std::condition_variable g_wake;
 // without MPI_Finalize (see stop_at_exit).
 std::thread* g_helper = nullptr;
 bool g_parked = false;
+// Outermost entries made while engaged (enter_engaged); read by the helper under the lock.
+unsigned long g_entries = 0;
 std::atomic<bool> g_stop{false};
 
 void sleep_interval(int us) {
@@ -39,10 +46,31 @@ void sleep_interval(int us) {
   }
 }
 
-void pass() {
+// Whether anything arrived: the runtime first (its count of messages and completions the
+// transports handled), so that input the layer's requests then consume is counted.
+bool pass() {
+  int handled = xmsgi_progress();
   if (progress_pending()) progress_all();
-  (void)xmsgi_progress();
+  return handled > 0;
 }
+
+// The descriptors a pass that did work leaves to wait on. Only then: a descriptor that stays
+// readable (input the program's own thread will take, a closed socket) must not turn the
+// helper into a loop that takes the rank's core from the program.
+struct InputWait {
+  pollfd fds[64];
+  int count = 0;
+  void collect() {
+    int raw[64];
+    count = xmsgi_wait_fds(raw, 64);
+    for (int i = 0; i < count; ++i) fds[i] = pollfd{raw[i], POLLIN, 0};
+  }
+  void wait(int us) {
+    timespec ts{us / 1000000, static_cast<long>(us % 1000000) * 1000};
+    (void)ppoll(fds, static_cast<nfds_t>(count), &ts, nullptr);
+    count = 0;
+  }
+};
 
 void helper_main(int interval_us) {
   // Entry points a pass reaches (callbacks, nested calls) must not take the lock it holds, and
@@ -50,6 +78,8 @@ void helper_main(int interval_us) {
   t_entry_depth = 1;
   t_holds_progress_lock = true;
   int idle_passes = 0;
+  unsigned long entries_seen = 0;
+  InputWait input;
   for (;;) {
     if (!g_progress_engaged.load(std::memory_order_acquire)) {
       std::unique_lock<std::mutex> held(g_lock);
@@ -58,9 +88,13 @@ void helper_main(int interval_us) {
       g_parked = false;
       if (g_stop.load(std::memory_order_relaxed)) return;
       idle_passes = 0;
+      input.count = 0;
       continue;
     }
-    sleep_interval(interval_us);
+    if (input.count > 0)
+      input.wait(interval_us);
+    else
+      sleep_interval(interval_us);
     if (g_stop.load(std::memory_order_acquire)) return;
     if (!g_lock.try_lock()) continue;  // the main thread is inside MPI
     if (g_stop.load(std::memory_order_relaxed)) {
@@ -69,7 +103,10 @@ void helper_main(int interval_us) {
     }
     if (background_work()) {
       idle_passes = 0;
-      pass();
+      if (g_entries != entries_seen)
+        entries_seen = g_entries;  // the program was inside MPI during this interval
+      else if (pass())
+        input.collect();
     } else if (++idle_passes >= 2) {
       g_progress_engaged.store(false, std::memory_order_release);
     }
@@ -84,6 +121,7 @@ void stop_at_exit();
 void enter_engaged() {
   g_lock.lock();
   t_holds_progress_lock = true;
+  ++g_entries;
 }
 
 void leave_engaged() {

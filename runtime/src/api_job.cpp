@@ -209,6 +209,14 @@ int xmsgi_progress_interval_us(void) {
   return static_cast<int>(xmsg::params::integer("XMSG_PROGRESS_INTERVAL"));
 }
 
+int xmsgi_wait_fds(int* fds, int max) {
+  if (!World::current || !fds || max <= 0) return 0;
+  size_t n = 0;
+  for (xmsg::transport::Transport* t : World::current->active_transports())
+    n += t->wait_fds(std::span<int>(fds + n, static_cast<size_t>(max) - n));
+  return static_cast<int>(n);
+}
+
 int xmsgi_single_copy_allowed(void) { return xmsg::params::flag("XMSG_SHM_CMA") ? 1 : 0; }
 
 const char* xmsgi_job_id(void) {

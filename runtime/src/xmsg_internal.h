@@ -116,6 +116,9 @@ int xmsgi_progress(void);
 // XMSG_PROGRESS_INTERVAL in microseconds, or 0 with XMSG_PROGRESS_THREAD off: how often the
 // MPI layer's progress thread moves requests on while the rank computes outside MPI.
 int xmsgi_progress_interval_us(void);
+// Descriptors that turn readable when input for xmsgi_progress() may have arrived (each
+// transport's wait_fds); writes at most `max` into `fds` and returns how many (0: sleep instead).
+int xmsgi_wait_fds(int* fds, int max);
 
 // ---- for the shared-memory collectives (runtime/collectives/shm_collectives.cpp) ----
 // The job id (safe in file names) and the context id of `comm` name its node segment.

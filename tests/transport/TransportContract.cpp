@@ -15,6 +15,8 @@
 //     largest   a message of exactly max_eager_payload (at most 8 MiB) to every peer
 //     hint      input_hint: input_ready() turns true for a waiting message before any progress();
 //               without it, input_ready() answers true
+//     waitfd    wait_fds(): a descriptor it names turns readable for a waiting message before
+//               any progress(); a transport that names none says so (its waiter sleeps)
 //     peek      peek_payload: wait_peek() shows messages (header and bytes), take_peeked()
 //               consumes them, one shown and left is delivered by progress() once; without it,
 //               wait_peek() shows nothing and says other input may be there
@@ -39,6 +41,7 @@
 #include <xmsg/transport/registry.hpp>
 #include <xmsg/transport/transport.hpp>
 
+#include <poll.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -71,7 +74,7 @@ void check(bool ok, const std::string& why) {
 std::string str(uint64_t v) { return std::to_string(v); }
 
 // Contexts keep the cases' messages apart; each has its own per-peer order.
-enum Context : uint32_t { kHello = 1, kFlood, kLargest, kHint, kPeek, kPeekAck, kWriteDone, kDrain, kChecked };
+enum Context : uint32_t { kHello = 1, kFlood, kLargest, kHint, kWaitFd, kPeek, kPeekAck, kWriteDone, kDrain, kChecked };
 constexpr int32_t kEndTag = -1;  // kControl, payload: how many messages came before it
 
 std::byte pattern(uint32_t source, uint32_t context, int32_t tag, size_t i) {
@@ -223,6 +226,7 @@ class Contract {
   void flood();
   void largest();
   void hint();
+  void waitfd();
   void peek();
   void read();
   void write();
@@ -395,6 +399,35 @@ void Contract::hint() {
   }
   progress_fence();
   say("hint OK (input_ready() saw a waiting message before progress())");
+}
+
+void Contract::waitfd() {
+  int probe[64];
+  if (t_.wait_fds(std::span(probe)) == 0) {
+    progress_fence();
+    say("waitfd OK (names no descriptor: a waiter outside progress() sleeps)");
+    return;
+  }
+  if (int to = pair_receiver(); to >= 0) {
+    std::byte b = pattern(static_cast<uint32_t>(rank_), kWaitFd, 0, 0);
+    send(to, header(kWaitFd, 0, 1), std::span(&b, 1));
+  }
+  if (int from = pair_sender(); from >= 0) {
+    // No progress() until a named descriptor is readable: the progress thread sleeps in
+    // ppoll on them, and a message that wakes nobody would wait a whole interval.
+    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      int fds[64];
+      size_t n = t_.wait_fds(std::span(fds));
+      pollfd p[64];
+      for (size_t i = 0; i < n; ++i) p[i] = pollfd{fds[i], POLLIN, 0};
+      if (::poll(p, n, 100) > 0) break;
+      if (Clock::now() > deadline) die("no descriptor of wait_fds() turned readable in 60 s while rank " + std::to_string(from) + "'s message waited");
+    }
+    progress_until([&] { return sink_.stream(static_cast<uint32_t>(from), kWaitFd).arrived == 1; }, "the message the descriptors announced");
+  }
+  progress_fence();
+  say("waitfd OK (a named descriptor turned readable for a waiting message before progress())");
 }
 
 void Contract::peek() {
@@ -694,6 +727,7 @@ int main(int argc, char** argv) {
     contract.flood();
     contract.largest();
     contract.hint();
+    contract.waitfd();
     contract.peek();
     contract.read();
     contract.write();

@@ -263,6 +263,17 @@ int TcpTransport::drive(MessageSink* sink) {
   return handled;
 }
 
+// The epoll set (the listener, handshakes, sockets not polled by recv) and every established
+// socket: in poll_by_recv mode those have left the epoll set, so the set alone would miss them.
+size_t TcpTransport::wait_fds(std::span<int> fds) const {
+  size_t n = 0;
+  if (!connected_ || disconnected_ || fds.empty()) return 0;
+  fds[n++] = epoll_fd_;
+  for (const auto& c : connections_)
+    if (n < fds.size() && c->state == ConnectionState::kEstablished && !c->in_epoll) fds[n++] = c->fd;
+  return n;
+}
+
 int TcpTransport::progress(MessageSink& sink) {
   if (in_progress_ || !connected_ || disconnected_) return 0;
   in_progress_ = true;

@@ -48,6 +48,7 @@ class TcpTransport final : public Transport {
   void connect(std::span<const int> peers, const ConnectOptions& options) override;
   bool try_send(int peer, const WireHeader& header, std::span<const std::byte> payload) override;
   int progress(MessageSink& sink) override;
+  size_t wait_fds(std::span<int> fds) const override;
   // Remote read over the stream: read_remote() asks the owner for the range (kReadRequest); the
   // owner's progress() sends it from the exposed buffer itself and the reader's progress()
   // receives it into `dst` itself. Each side copies once, between the kernel and user memory.

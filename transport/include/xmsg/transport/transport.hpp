@@ -195,6 +195,17 @@ class Transport {
   // answer true, so the waiter calls progress() every time, as without the hint.
   virtual bool input_ready() const { return true; }
 
+  // Descriptors that turn readable when input for progress() may have arrived (tcp: its
+  // established sockets and its epoll set), for a thread that waits outside progress() (the MPI
+  // progress thread). Writes at most fds.size() of them and returns how many; 0: the transport
+  // has none (shm, verbs without a completion channel), the waiter sleeps instead. The set may
+  // change with every progress() call; a descriptor closed meanwhile only costs a spurious or a
+  // late wake-up.
+  virtual size_t wait_fds(std::span<int> fds) const {
+    (void)fds;
+    return 0;
+  }
+
   // Fast path of a blocking receive from one peer (capabilities().peek_payload > 0): waits for
   // the oldest message from `peer` not yet delivered, when the transport can see it without
   // delivering it (shm: the head of the peer's mailbox; a sender uses it only once all its
