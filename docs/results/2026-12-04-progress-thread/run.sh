@@ -17,8 +17,10 @@ run_of() {
     mpich) echo "mpiexec.mpich -n $2 -bind-to core";;
   esac
 }
+# PARTS (default "overlap passive") picks the parts to run.
+PARTS=${PARTS:-overlap passive}
 for round in $(seq 1 ${ROUNDS:-3}); do
-  for prog in osu_iallreduce osu_ialltoall; do
+  [[ $PARTS == *overlap* ]] && for prog in osu_iallreduce osu_ialltoall; do
     for lib in xmsg xmsg-20us xmsg-off ompi mpich; do
       d=$E/osu-${lib%-*}
       timeout 300 $(run_of $lib 2) $d/c/mpi/collective/non_blocking/$prog -m 4:${MAX:-1048576} 2>/dev/null |
@@ -29,7 +31,7 @@ for round in $(seq 1 ${ROUNDS:-3}); do
   # one node (single copy: no target progress needed); Open MPI and MPICH on one host with
   # their defaults (Open MPI 4.1.4 has no one-sided component over its tcp BTL: MPI_Win_create
   # fails with MPI_ERR_WIN under --mca btl self,tcp).
-  for lib in xmsg xmsg-off xmsg-1node ompi mpich; do
+  [[ $PARTS == *passive* ]] && for lib in xmsg xmsg-off xmsg-1node ompi mpich; do
     case $lib in
       xmsg) run="$B/xmsgrun -n 2 --nodes 2";;
       xmsg-off) run="env XMSG_PROGRESS_THREAD=off $B/xmsgrun -n 2 --nodes 2";;
