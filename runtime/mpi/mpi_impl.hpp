@@ -286,8 +286,8 @@ struct EntryGuard {
 };
 // The contiguous fast path of MPI_Send, _Recv, _Isend and _Irecv runs before XMSG_MPI_ENTRY
 // while this holds: with the helper not engaged nothing else runs the runtime, and the fast
-// path registers no request, so it cannot engage it. The guard's frame would cost each of
-// those calls a few nanoseconds (6-11% of the 1-16 B ping-pong with near hand-offs).
+// path registers no request, so it cannot engage it. These four carry the small-message
+// ping-pong, where a few instructions per call show (docs/results/2026-12-04-progress-thread).
 inline bool progress_thread_idle() { return !g_progress_engaged.load(std::memory_order_acquire); }
 // A request that wants background progress was registered: start or wake the helper.
 void engage_progress_thread();

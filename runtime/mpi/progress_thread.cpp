@@ -7,8 +7,8 @@
 // runtime's progress engine) unless the program entered MPI since the helper last looked: a
 // program that calls MPI that often moves things on itself, and a pass then would only make
 // its next call wait (worse where the helper shares the rank's core and is preempted holding
-// the lock). Refused, the main thread is inside MPI. It never blocks on the lock while engaged, so the main thread's unlock never has a
-// waiter to wake. With no such work left for two passes in a row it disengages and sleeps on a
+// the lock). Refused, the main thread is inside MPI. It never blocks on the lock while engaged,
+// so the main thread's unlock never has a waiter to wake. With no such work left for two passes in a row it disengages and sleeps on a
 // condition variable until the next one registers; the main thread then stops taking the lock.
 #include "mpi_impl.hpp"
 
@@ -40,8 +40,10 @@ bool g_parked = false;
 unsigned long g_entries = 0;
 std::atomic<bool> g_stop{false};
 
+timespec interval_of(int us) { return timespec{us / 1000000, static_cast<long>(us % 1000000) * 1000}; }
+
 void sleep_interval(int us) {
-  timespec ts{us / 1000000, static_cast<long>(us % 1000000) * 1000};
+  timespec ts = interval_of(us);
   while (nanosleep(&ts, &ts) != 0) {
   }
 }
@@ -66,7 +68,7 @@ struct InputWait {
     for (int i = 0; i < count; ++i) fds[i] = pollfd{raw[i], POLLIN, 0};
   }
   void wait(int us) {
-    timespec ts{us / 1000000, static_cast<long>(us % 1000000) * 1000};
+    const timespec ts = interval_of(us);
     (void)ppoll(fds, static_cast<nfds_t>(count), &ts, nullptr);
     count = 0;
   }

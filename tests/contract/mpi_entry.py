@@ -3,7 +3,8 @@
 what keeps it out of the library while the program is inside it (runtime/mpi/progress_thread.cpp).
 A PMPI_ definition without it would let the helper and the caller run the runtime at once. The
 one thing allowed before it is a fast path taken only while `progress_thread_idle()` (the
-helper not engaged), as MPI_Send, _Recv, _Isend and _Irecv have. The exempt calls touch no shared state and MPI allows them before MPI_Init and after MPI_Finalize.
+helper not engaged), as MPI_Send, _Recv, _Isend and _Irecv have. The exempt calls touch no
+shared state, and MPI allows them before MPI_Init and after MPI_Finalize.
 
 Usage: mpi_entry.py RUNTIME_MPI_DIR
 """

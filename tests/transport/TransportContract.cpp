@@ -227,6 +227,8 @@ class Contract {
   void largest();
   void hint();
   void waitfd();
+  template <class Look>
+  void seen_before_progress(Context context, Look look, const std::string& unseen, const std::string& what);
   void peek();
   void read();
   void write();
@@ -376,6 +378,24 @@ void Contract::largest() {
   say("largest OK (" + str(n) + " bytes, max_eager_payload " + str(caps_.max_eager_payload) + ")");
 }
 
+// The pair sender sends one byte; the pair receiver calls `look` (no progress() in it) until
+// it answers true, dying with `unseen` after 60 s, and then takes the message with progress().
+template <class Look>
+void Contract::seen_before_progress(Context context, Look look, const std::string& unseen,
+                                    const std::string& what) {
+  if (int to = pair_receiver(); to >= 0) {
+    std::byte b = pattern(static_cast<uint32_t>(rank_), context, 0, 0);
+    send(to, header(context, 0, 1), std::span(&b, 1));
+  }
+  if (int from = pair_sender(); from >= 0) {
+    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (!look())
+      if (Clock::now() > deadline) die(unseen + " for 60 s while rank " + std::to_string(from) + "'s message waited");
+    progress_until([&] { return sink_.stream(static_cast<uint32_t>(from), context).arrived == 1; }, what);
+  }
+  progress_fence();
+}
+
 void Contract::hint() {
   if (!caps_.input_hint) {
     check(t_.input_ready(), "input_ready() answered false although input_hint is not advertised");
@@ -383,21 +403,10 @@ void Contract::hint() {
     say("hint OK (not advertised: input_ready() answers true)");
     return;
   }
-  if (int to = pair_receiver(); to >= 0) {
-    std::byte b = pattern(static_cast<uint32_t>(rank_), kHint, 0, 0);
-    send(to, header(kHint, 0, 1), std::span(&b, 1));
-  }
-  if (int from = pair_sender(); from >= 0) {
-    // Only the cheap look until it says yes: a transport that needs progress() to see the
-    // message would leave a spinning waiter asleep on a message that is there.
-    const auto deadline = Clock::now() + std::chrono::seconds(60);
-    while (!t_.input_ready()) {
-      sched_yield();
-      if (Clock::now() > deadline) die("input_ready() stayed false for 60 s while rank " + std::to_string(from) + "'s message waited");
-    }
-    progress_until([&] { return sink_.stream(static_cast<uint32_t>(from), kHint).arrived == 1; }, "the hinted message");
-  }
-  progress_fence();
+  // Only the cheap look until it says yes: a transport that needs progress() to see the
+  // message would leave a spinning waiter asleep on a message that is there.
+  seen_before_progress(kHint, [&] { return t_.input_ready() || (sched_yield(), false); },
+                       "input_ready() stayed false", "the hinted message");
   say("hint OK (input_ready() saw a waiting message before progress())");
 }
 
@@ -408,25 +417,17 @@ void Contract::waitfd() {
     say("waitfd OK (names no descriptor: a waiter outside progress() sleeps)");
     return;
   }
-  if (int to = pair_receiver(); to >= 0) {
-    std::byte b = pattern(static_cast<uint32_t>(rank_), kWaitFd, 0, 0);
-    send(to, header(kWaitFd, 0, 1), std::span(&b, 1));
-  }
-  if (int from = pair_sender(); from >= 0) {
-    // No progress() until a named descriptor is readable: the progress thread sleeps in
-    // ppoll on them, and a message that wakes nobody would wait a whole interval.
-    const auto deadline = Clock::now() + std::chrono::seconds(60);
-    for (;;) {
-      int fds[64];
-      size_t n = t_.wait_fds(std::span(fds));
-      pollfd p[64];
-      for (size_t i = 0; i < n; ++i) p[i] = pollfd{fds[i], POLLIN, 0};
-      if (::poll(p, n, 100) > 0) break;
-      if (Clock::now() > deadline) die("no descriptor of wait_fds() turned readable in 60 s while rank " + std::to_string(from) + "'s message waited");
-    }
-    progress_until([&] { return sink_.stream(static_cast<uint32_t>(from), kWaitFd).arrived == 1; }, "the message the descriptors announced");
-  }
-  progress_fence();
+  // No progress() until a named descriptor is readable: the progress thread sleeps in ppoll on
+  // them, and a message that wakes nobody would wait a whole interval.
+  auto readable = [&] {
+    int fds[64];
+    size_t n = t_.wait_fds(std::span(fds));
+    pollfd p[64];
+    for (size_t i = 0; i < n; ++i) p[i] = pollfd{fds[i], POLLIN, 0};
+    return ::poll(p, n, 100) > 0;
+  };
+  seen_before_progress(kWaitFd, readable, "no descriptor of wait_fds() turned readable",
+                       "the message the descriptors announced");
   say("waitfd OK (a named descriptor turned readable for a waiting message before progress())");
 }
 

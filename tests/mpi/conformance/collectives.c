@@ -269,9 +269,7 @@ static void test_overlap(void) {
  * progress thread sends; the accumulate needs nothing from it on one node (the direct path) and
  * the same thread serves it across nodes. With XMSG_PROGRESS_THREAD=off it is not checked. */
 static void test_progress_while_computing(void) {
-  const char* helper = getenv("XMSG_PROGRESS_THREAD");
-  if (size < 2 || (helper && (strcmp(helper, "off") == 0 || strcmp(helper, "0") == 0 ||
-                              strcmp(helper, "false") == 0 || strcmp(helper, "no") == 0))) {
+  if (size < 2 || progress_thread_off()) {
     if (rank == 0) printf("collectives: progress while a rank computes: not checked (%s)\n",
                           size < 2 ? "one rank" : "XMSG_PROGRESS_THREAD=off");
     return;

@@ -42,4 +42,11 @@ static inline int conformance_finish(const char* name) {
 }
 #define FINISH(name) conformance_finish(name)
 
+/* Whether the job runs with XMSG_PROGRESS_THREAD off (the values the parameter's flag parser
+ * takes for false): tests of progress while a rank computes outside MPI are then not checked. */
+static inline int progress_thread_off(void) {
+  const char* v = getenv("XMSG_PROGRESS_THREAD");
+  return v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0 || strcmp(v, "false") == 0 || strcmp(v, "no") == 0);
+}
+
 #endif

@@ -481,10 +481,7 @@ static void test_passive_while_target_computes(int created) {
                                     : (strcmp(path, "messages") == 0 ? "messages" : "single_copy");
   CHECK(flag && strcmp(path, expected) == 0, "window by %s: xmsg_rma_path '%s', expected '%s'",
         created ? "MPI_Win_create" : "MPI_Win_allocate", path, expected);
-  const char* helper = getenv("XMSG_PROGRESS_THREAD");
-  const int helper_off = helper && (strcmp(helper, "off") == 0 || strcmp(helper, "0") == 0 ||
-                                    strcmp(helper, "false") == 0 || strcmp(helper, "no") == 0);
-  if (helper_off && (strcmp(path, "messages") == 0 || strcmp(path, "remote") == 0)) {
+  if (progress_thread_off() && (strcmp(path, "messages") == 0 || strcmp(path, "remote") == 0)) {
     if (rank == 0) printf("rma: passive target while the target computes: not checked on the %s path "
                           "(XMSG_PROGRESS_THREAD=off)\n", path);
     CHECK_MPI(MPI_Win_free(&win));
