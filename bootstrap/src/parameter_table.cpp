@@ -71,6 +71,8 @@ constexpr std::array kTable = {
               "largest one-node allreduce (commutative op) through the pipelines (0: never; unset: from the measured profile)"},
     Parameter{"XMSG_COLL_PIPE_ALLTOALL_MAX", Bytes, Collectives, "", 0, kNoLimit, "", "",
               "largest one-node alltoall block through the pipelines (0: never; unset: from the measured profile)"},
+    Parameter{"XMSG_COLL_SCRATCH_CACHE", Bytes, Collectives, "32M", 0, kNoLimit, "", "",
+              "scratch memory of finished non-blocking and schedule-built collectives kept for the next ones (0: freed at once)"},
     Parameter{"XMSG_COLL_CMA", Flag, Collectives, "on", 0, 0, "", "",
               "off (or XMSG_SHM_CMA=off): no single-copy reads between ranks in collectives"},
     Parameter{"XMSG_COLL_CMA_BCAST_MIN", Bytes, Collectives, "128K", 0, kNoLimit, "", "",

@@ -1,7 +1,8 @@
 // Collective algorithms as schedules. Chosen for few rounds and no extra synchronisation:
 // binomial trees for bcast and reduce (reduce roots its tree at rank 0 when the op does not
-// commute, so operands combine in rank order), reduce + bcast for allreduce, dissemination for
-// barrier, linear exchanges for the gather/scatter/alltoall family, a chain for scan. The
+// commute, so operands combine in rank order), recursive doubling for allreduce with a
+// commutative op (reduce + bcast otherwise), dissemination for barrier, linear exchanges for
+// the gather/scatter/alltoall family, a chain for scan. The
 // blocking forms of the common collectives keep using the runtime's tuned algorithms; these
 // run what the runtime cannot.
 #include "coll_schedules.hpp"
@@ -134,8 +135,13 @@ char* tree_reduce(Schedule& s, char* acc, int64_t count, const Type* t, MPI_Data
       char* tmp = s.scratch(bytes);
       s.recv(tmp, bytes, (vr + mask + tree_root) % n);
       s.next_round();
-      // acc covers the lower ranks: acc = acc (op) tmp, computed into tmp and copied back.
-      s.local([acc, tmp, count, t, type, op, bytes] {
+      // acc covers the lower ranks: acc = acc (op) tmp. In that order only when the op does
+      // not commute (computed into tmp and copied back); otherwise straight into acc.
+      s.local([acc, tmp, count, t, type, op, bytes, in_order] {
+        if (!in_order) {
+          reduce_packed(tmp, acc, count, *t, type, op);
+          return;
+        }
         reduce_packed(acc, tmp, count, *t, type, op);
         if (bytes > 0) std::memcpy(acc, tmp, static_cast<size_t>(bytes));
       });
@@ -147,6 +153,43 @@ char* tree_reduce(Schedule& s, char* acc, int64_t count, const Type* t, MPI_Data
     if (r == root) s.recv(acc, bytes, tree_root);
   }
   return acc;
+}
+
+// Allreduce of packed `acc` (this rank's operand; the result on return) for a commutative op
+// by recursive doubling: log2(p) exchanges in which both partners send and both reduce, where
+// reduce + bcast moves the whole vector twice in sequence through the root (twice the time at
+// 2 ranks). With n = p + rem ranks (p a power of two), the first 2*rem ranks pair up: the even
+// one hands its operand to the odd one first and gets the result back last.
+void exchange_allreduce(Schedule& s, char* acc, int64_t count, const Type* t, MPI_Datatype type, MPI_Op op) {
+  const int n = s.size(), r = s.rank();
+  const int64_t bytes = count * t->size;
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  const int rem = n - p;
+  char* tmp = s.scratch(bytes);
+  auto reduce_into_acc = [acc, tmp, count, t, type, op] { reduce_packed(tmp, acc, count, *t, type, op); };
+  int vr = r - rem;  // rank among the p that exchange; -1: sits out
+  if (r < 2 * rem) {
+    if (r % 2 == 0) {
+      s.send(acc, bytes, r + 1);
+      s.next_round();
+      s.recv(acc, bytes, r + 1);
+      return;
+    }
+    s.recv(tmp, bytes, r - 1);
+    s.next_round();
+    s.local(reduce_into_acc);
+    vr = r / 2;
+  }
+  for (int mask = 1; mask < p; mask <<= 1) {
+    const int partner_vr = vr ^ mask;
+    const int partner = partner_vr < rem ? partner_vr * 2 + 1 : partner_vr + rem;
+    s.send(acc, bytes, partner);
+    s.recv(tmp, bytes, partner);
+    s.next_round();
+    s.local(reduce_into_acc);
+  }
+  if (r < 2 * rem) s.send(acc, bytes, r - 1);
 }
 
 }  // namespace
@@ -371,9 +414,13 @@ int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, 
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   char* acc = const_cast<char*>(packed(s, input, count, *t, true));
   if (count == 0) return MPI_SUCCESS;
-  tree_reduce(s, acc, count, t, type, op, 0);
-  s.next_round();
-  tree_bcast(s, acc, static_cast<int64_t>(count) * t->size, 0);
+  if (commutative(op)) {
+    exchange_allreduce(s, acc, count, t, type, op);
+  } else {
+    tree_reduce(s, acc, count, t, type, op, 0);
+    s.next_round();
+    tree_bcast(s, acc, static_cast<int64_t>(count) * t->size, 0);
+  }
   Landings land;
   land.copy_out(acc, recvbuf, count, *t);
   land.finish(s);

@@ -236,6 +236,7 @@ int PMPI_Finalize(void) {
   // MPI-3.1 8.7: MPI_COMM_SELF's attributes are deleted first, as if it were freed.
   if (CommState* self = state_of(MPI_COMM_SELF)) delete_attributes(AttrKind::kComm, MPI_COMM_SELF, &self->attrs);
   while (progress_pending()) progress_all();
+  release_schedule_scratch();
   return handle(xmsg_finalize(), "MPI_Finalize");
 }
 XMSG_MPI_ALIAS(Finalize)

@@ -357,6 +357,9 @@ class Schedule {
   explicit Schedule(MPI_Comm comm);
   // Uses `tag` (from reserve_tag: a persistent collective keeps one tag for all its rounds).
   Schedule(MPI_Comm comm, int tag);
+  ~Schedule();
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
   static int reserve_tag(MPI_Comm comm);
   // Ranks are ranks of the communicator the schedule runs on (for an intercommunicator: of
   // the union; use the helpers below).
@@ -399,9 +402,15 @@ class Schedule {
   size_t current_ = 0;
   bool started_ = false;
   std::vector<xmsg_request_t> pending_;
-  std::vector<std::unique_ptr<char[]>> scratch_;
+  struct Block {
+    char* data;
+    size_t bytes;
+  };
+  std::vector<Block> scratch_;
   std::vector<std::shared_ptr<void>> kept_;
 };
+// Frees the scratch blocks finished schedules left for the next ones (MPI_Finalize).
+void release_schedule_scratch();
 
 // Runs `schedule` as an MPI request (non-blocking collectives).
 int start_schedule(std::unique_ptr<Schedule> schedule, MPI_Request* request);

@@ -209,6 +209,8 @@ int xmsgi_progress_interval_us(void) {
   return static_cast<int>(xmsg::params::integer("XMSG_PROGRESS_INTERVAL"));
 }
 
+int64_t xmsgi_schedule_scratch_cache(void) { return xmsg::params::integer("XMSG_COLL_SCRATCH_CACHE"); }
+
 int xmsgi_wait_fds(int* fds, int max) {
   if (!World::current || !fds || max <= 0) return 0;
   size_t n = 0;

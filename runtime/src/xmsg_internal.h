@@ -116,6 +116,9 @@ int xmsgi_progress(void);
 // XMSG_PROGRESS_INTERVAL in microseconds, or 0 with XMSG_PROGRESS_THREAD off: how often the
 // MPI layer's progress thread moves requests on while the rank computes outside MPI.
 int xmsgi_progress_interval_us(void);
+// XMSG_COLL_SCRATCH_CACHE in bytes: how much scratch of finished collective schedules the MPI
+// layer keeps for the next ones.
+int64_t xmsgi_schedule_scratch_cache(void);
 // Descriptors that turn readable when input for xmsgi_progress() may have arrived (each
 // transport's wait_fds); writes at most `max` into `fds` and returns how many (0: sleep instead).
 int xmsgi_wait_fds(int* fds, int max);

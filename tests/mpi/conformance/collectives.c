@@ -239,6 +239,56 @@ static void test_alltoall_family(enum Form f) {
   free(types);
 }
 
+/* Allreduce with a commutative op over vectors past the eager limit (recursive doubling in the
+ * schedules, the folded pairs included when the rank count is not a power of two), in place and
+ * not: every element checked, and a floating-point sum must come out bit for bit the same on
+ * every rank (MAX and MIN of each element across ranks agree with it). */
+static void test_large_commutative_allreduce(enum Form f) {
+  const int n = 40000;
+  int* in = malloc((size_t)n * sizeof(int));
+  int* out = malloc((size_t)n * sizeof(int));
+  double* x = malloc((size_t)n * sizeof(double));
+  double* y = malloc((size_t)n * sizeof(double));
+  double* lo = malloc((size_t)n * sizeof(double));
+  double* hi = malloc((size_t)n * sizeof(double));
+  const int ranks_sum = 1000 * (size * (size - 1) / 2);
+  RUN(f, MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+      MPI_Iallreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req_),
+      MPI_Allreduce_init(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int i = 0; i < n; ++i) { in[i] = val(rank, i); out[i] = -1; });
+  int bad = -1;
+  for (int i = 0; i < n && bad < 0; ++i)
+    if (out[i] != ranks_sum + size * i) bad = i;
+  CHECK(bad < 0, "%s allreduce of %d ints: [%d] = %d, want %d", form_name[f], n, bad, bad < 0 ? 0 : out[bad],
+        bad < 0 ? 0 : ranks_sum + size * bad);
+  RUN(f, MPI_Allreduce(MPI_IN_PLACE, out, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+      MPI_Iallreduce(MPI_IN_PLACE, out, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req_),
+      MPI_Allreduce_init(MPI_IN_PLACE, out, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int i = 0; i < n; ++i) out[i] = (i + rank) % size);
+  bad = -1;
+  for (int i = 0; i < n && bad < 0; ++i)
+    if (out[i] != size - 1) bad = i;
+  CHECK(bad < 0, "%s in-place max of %d ints: [%d] = %d, want %d", form_name[f], n, bad, bad < 0 ? 0 : out[bad],
+        size - 1);
+  RUN(f, MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+      MPI_Iallreduce(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req_),
+      MPI_Allreduce_init(x, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req_),
+      for (int i = 0; i < n; ++i) { x[i] = 1.0 / (3.0 + rank + i % 97); y[i] = -1.0; });
+  CHECK_MPI(MPI_Allreduce(y, lo, n, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Allreduce(y, hi, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  bad = -1;
+  for (int i = 0; i < n && bad < 0; ++i)
+    if (lo[i] != y[i] || hi[i] != y[i] || y[i] <= 0.0) bad = i;
+  CHECK(bad < 0, "%s allreduce of %d doubles differs across ranks at [%d]: %.17g here, %.17g..%.17g", form_name[f],
+        n, bad, bad < 0 ? 0.0 : y[bad], bad < 0 ? 0.0 : lo[bad], bad < 0 ? 0.0 : hi[bad]);
+  free(in);
+  free(out);
+  free(x);
+  free(y);
+  free(lo);
+  free(hi);
+}
+
 /* Several non-blocking collectives in flight together, with point-to-point traffic between
  * them, completed in an order unlike the one they started in. */
 static void test_overlap(void) {
@@ -390,6 +440,7 @@ int main(int argc, char** argv) {
     test_reductions((enum Form)f);
     test_gather_family((enum Form)f);
     test_alltoall_family((enum Form)f);
+    test_large_commutative_allreduce((enum Form)f);
   }
   test_overlap();
   test_progress_while_computing();
