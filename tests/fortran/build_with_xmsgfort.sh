@@ -13,7 +13,7 @@ XMSG_FC=/bin/echo "$fort" probe.f90 | grep -q "probe.f90" || { echo "XMSG_FC doe
 # Exact comparisons are intended: every value checked is exactly representable.
 fortc() { "$fort" -O1 -g -Wall -Wextra -Werror -Wno-compare-reals -fimplicit-none "$@"; }
 cd "$out"
-for p in p2p coll types fatal; do
+for p in p2p coll types rma fatal; do
   fortc -std=f2018 "$src/$p.f90" -o "fortran_$p"
 done
 # INCLUDE 'mpif.h' declares every constant in the including unit: -Wextra's unused-parameter

@@ -113,7 +113,8 @@ module mpi
       type(*), dimension(*) :: sendbuf
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
       type(*), dimension(*) :: recvbuf
-      integer :: sendcount, sendtype, dest, sendtag, recvcount, recvtype, source, recvtag, comm, ierror
+      integer :: sendcount, sendtype, dest, sendtag, recvcount, recvtype
+      integer :: source, recvtag, comm, ierror
       integer :: status(MPI_STATUS_SIZE)
     end subroutine MPI_SENDRECV
 
@@ -383,7 +384,8 @@ module mpi
       type(*), dimension(*) :: sendbuf
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
       type(*), dimension(*) :: recvbuf
-      integer :: sendcount, sendtype, recvcount, recvtype, root, comm, request, ierror
+      integer :: sendcount, sendtype, recvcount, recvtype, root, comm
+      integer :: request, ierror
     end subroutine MPI_IGATHER
 
     subroutine MPI_IGATHERV(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
@@ -405,7 +407,8 @@ module mpi
       type(*), dimension(*) :: sendbuf
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
       type(*), dimension(*) :: recvbuf
-      integer :: sendcount, sendtype, recvcount, recvtype, root, comm, request, ierror
+      integer :: sendcount, sendtype, recvcount, recvtype, root, comm
+      integer :: request, ierror
     end subroutine MPI_ISCATTER
 
     subroutine MPI_ISCATTERV(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
@@ -484,5 +487,157 @@ module mpi
       type(*), dimension(*) :: recvbuf
       integer :: recvcount, datatype, op, comm, request, ierror
     end subroutine MPI_IREDUCE_SCATTER_BLOCK
+
+    ! One-sided communication (RMA): the routines with a choice buffer.
+    subroutine MPI_WIN_CREATE(base, size, disp_unit, info, comm, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer :: disp_unit, info, comm, win, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: size
+    end subroutine MPI_WIN_CREATE
+
+    subroutine MPI_WIN_ATTACH(win, base, size, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer :: win, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: size
+    end subroutine MPI_WIN_ATTACH
+
+    subroutine MPI_WIN_DETACH(win, base, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*) :: base
+      integer :: win, ierror
+    end subroutine MPI_WIN_DETACH
+
+    subroutine MPI_PUT(origin_addr, origin_count, origin_datatype, &
+        target_rank, target_disp, target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer :: origin_count, origin_datatype, target_rank, target_count, target_datatype, win
+      integer :: ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_PUT
+
+    subroutine MPI_GET(origin_addr, origin_count, origin_datatype, &
+        target_rank, target_disp, target_count, target_datatype, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer :: origin_count, origin_datatype, target_rank, target_count, target_datatype, win
+      integer :: ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_GET
+
+    subroutine MPI_RPUT(origin_addr, origin_count, origin_datatype, &
+        target_rank, target_disp, target_count, target_datatype, win, &
+        request, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer :: origin_count, origin_datatype, target_rank, target_count, target_datatype, win
+      integer :: request, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_RPUT
+
+    subroutine MPI_RGET(origin_addr, origin_count, origin_datatype, &
+        target_rank, target_disp, target_count, target_datatype, win, &
+        request, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer :: origin_count, origin_datatype, target_rank, target_count, target_datatype, win
+      integer :: request, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_RGET
+
+    subroutine MPI_ACCUMULATE(origin_addr, origin_count, origin_datatype, &
+        target_rank, target_disp, target_count, target_datatype, op, win, &
+        ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer :: origin_count, origin_datatype, target_rank, target_count, target_datatype, op
+      integer :: win, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_ACCUMULATE
+
+    subroutine MPI_RACCUMULATE(origin_addr, origin_count, origin_datatype, &
+        target_rank, target_disp, target_count, target_datatype, op, win, &
+        request, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      integer :: origin_count, origin_datatype, target_rank, target_count, target_datatype, op
+      integer :: win, request, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_RACCUMULATE
+
+    subroutine MPI_GET_ACCUMULATE(origin_addr, origin_count, origin_datatype, &
+        result_addr, result_count, result_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer :: origin_count, origin_datatype, result_count, result_datatype, target_rank, target_count
+      integer :: target_datatype, op, win, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_GET_ACCUMULATE
+
+    subroutine MPI_RGET_ACCUMULATE(origin_addr, origin_count, &
+        origin_datatype, result_addr, result_count, result_datatype, &
+        target_rank, target_disp, target_count, target_datatype, op, win, &
+        request, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer :: origin_count, origin_datatype, result_count, result_datatype, target_rank, target_count
+      integer :: target_datatype, op, win, request, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_RGET_ACCUMULATE
+
+    subroutine MPI_FETCH_AND_OP(origin_addr, result_addr, datatype, &
+        target_rank, target_disp, op, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer :: datatype, target_rank, op, win, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_FETCH_AND_OP
+
+    subroutine MPI_COMPARE_AND_SWAP(origin_addr, compare_addr, result_addr, &
+        datatype, target_rank, target_disp, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      type(*), dimension(*) :: compare_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*) :: result_addr
+      integer :: datatype, target_rank, win, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: target_disp
+    end subroutine MPI_COMPARE_AND_SWAP
   end interface
 end module mpi
