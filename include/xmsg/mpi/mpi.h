@@ -10,9 +10,7 @@
  * the program's own, calls return the error code instead.
  *
  * Thread support: MPI_THREAD_FUNNELED (only the thread that called MPI_Init_thread makes MPI
- * calls). One-sided communication (MPI_Win_*, MPI_Put, ...) is declared so programs link; until
- * it is implemented every such call fails with MPI_ERR_UNSUPPORTED_OPERATION naming the call.
- * Not provided: dynamic processes (MPI_Comm_spawn, ports), MPI-IO (MPI_File_*).
+ * calls). Not provided: dynamic processes (MPI_Comm_spawn, ports), MPI-IO (MPI_File_*).
  *
  * Profiling (PMPI): every MPI_X is a weak alias of PMPI_X, so a tool may define MPI_X itself
  * and call PMPI_X.
@@ -226,7 +224,7 @@ typedef struct MPI_Status {
 #define MPI_TYPECLASS_INTEGER 2
 #define MPI_TYPECLASS_COMPLEX 3
 
-/* one-sided (declared for programs that compile RMA paths they may never run) */
+/* one-sided */
 #define MPI_LOCK_EXCLUSIVE 1
 #define MPI_LOCK_SHARED 2
 #define MPI_MODE_NOCHECK 1
@@ -240,6 +238,21 @@ typedef struct MPI_Status {
 #define MPI_WIN_FLAVOR_SHARED 4
 #define MPI_WIN_SEPARATE 1
 #define MPI_WIN_UNIFIED 2
+
+/* MPI-IO (declared so programs with I/O paths they may never run build: docs/mpi.md) */
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
 
 /* error handlers */
 #define MPI_ERRHANDLER_NULL 0
@@ -327,6 +340,10 @@ typedef void MPI_Comm_errhandler_function(MPI_Comm* comm, int* error_code, ...);
 typedef void MPI_Win_errhandler_function(MPI_Win* win, int* error_code, ...);
 typedef void MPI_File_errhandler_function(MPI_File* file, int* error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef int MPI_Datarep_conversion_function(void* userbuf, MPI_Datatype datatype, int count, void* filebuf,
+                                            MPI_Offset position, void* extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint* extent, void* extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function*)0)
 typedef int MPI_Grequest_query_function(void* extra_state, MPI_Status* status);
 typedef int MPI_Grequest_free_function(void* extra_state);
 typedef int MPI_Grequest_cancel_function(void* extra_state, int complete);
@@ -765,7 +782,7 @@ XMSG_MPI_API(int, Ineighbor_alltoallw, (const void* sendbuf, const int sendcount
                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                         MPI_Request* request))
 
-/* ---- one-sided (chapter 11): declared; every call fails with MPI_ERR_UNSUPPORTED_OPERATION */
+/* ---- one-sided (chapter 11; docs/rma.md) ------------------------------------------------ */
 XMSG_MPI_API(int, Win_create, (void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win))
 XMSG_MPI_API(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                  MPI_Win* win))
@@ -835,6 +852,92 @@ XMSG_MPI_API(int, Rget_accumulate, (const void* origin_addr, int origin_count, M
                                     int target_rank, MPI_Aint target_disp, int target_count,
                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request))
 
+/* ---- MPI-IO (chapter 13): not provided. Every call returns MPI_ERR_UNSUPPORTED_OPERATION
+ * through the file error handler (MPI_ERRORS_RETURN unless MPI_File_set_errhandler on
+ * MPI_FILE_NULL changed it), so programs that do no I/O through MPI build and run. */
+XMSG_MPI_API(int, File_open, (MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh))
+XMSG_MPI_API(int, File_close, (MPI_File* fh))
+XMSG_MPI_API(int, File_delete, (const char* filename, MPI_Info info))
+XMSG_MPI_API(int, File_set_size, (MPI_File fh, MPI_Offset size))
+XMSG_MPI_API(int, File_preallocate, (MPI_File fh, MPI_Offset size))
+XMSG_MPI_API(int, File_get_size, (MPI_File fh, MPI_Offset* size))
+XMSG_MPI_API(int, File_get_group, (MPI_File fh, MPI_Group* group))
+XMSG_MPI_API(int, File_get_amode, (MPI_File fh, int* amode))
+XMSG_MPI_API(int, File_set_info, (MPI_File fh, MPI_Info info))
+XMSG_MPI_API(int, File_get_info, (MPI_File fh, MPI_Info* info_used))
+XMSG_MPI_API(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                                  const char* datarep, MPI_Info info))
+XMSG_MPI_API(int, File_get_view, (MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,
+                                  char* datarep))
+XMSG_MPI_API(int, File_read_at, (MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                 MPI_Status* status))
+XMSG_MPI_API(int, File_read_at_all, (MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                     MPI_Status* status))
+XMSG_MPI_API(int, File_write_at, (MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                                  MPI_Status* status))
+XMSG_MPI_API(int, File_write_at_all, (MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                      MPI_Datatype datatype, MPI_Status* status))
+XMSG_MPI_API(int, File_iread_at, (MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                  MPI_Request* request))
+XMSG_MPI_API(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                                   MPI_Request* request))
+XMSG_MPI_API(int, File_iread_at_all, (MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                      MPI_Request* request))
+XMSG_MPI_API(int, File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                       MPI_Datatype datatype, MPI_Request* request))
+XMSG_MPI_API(int, File_read, (MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status))
+XMSG_MPI_API(int, File_read_all, (MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status))
+XMSG_MPI_API(int, File_write, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status))
+XMSG_MPI_API(int, File_write_all, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                   MPI_Status* status))
+XMSG_MPI_API(int, File_iread, (MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request))
+XMSG_MPI_API(int, File_iwrite, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                MPI_Request* request))
+XMSG_MPI_API(int, File_iread_all, (MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request))
+XMSG_MPI_API(int, File_iwrite_all, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                    MPI_Request* request))
+XMSG_MPI_API(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+XMSG_MPI_API(int, File_get_position, (MPI_File fh, MPI_Offset* offset))
+XMSG_MPI_API(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset* disp))
+XMSG_MPI_API(int, File_read_shared, (MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status))
+XMSG_MPI_API(int, File_write_shared, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                      MPI_Status* status))
+XMSG_MPI_API(int, File_iread_shared, (MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                                      MPI_Request* request))
+XMSG_MPI_API(int, File_iwrite_shared, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                       MPI_Request* request))
+XMSG_MPI_API(int, File_read_ordered, (MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status))
+XMSG_MPI_API(int, File_write_ordered, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                       MPI_Status* status))
+XMSG_MPI_API(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+XMSG_MPI_API(int, File_get_position_shared, (MPI_File fh, MPI_Offset* offset))
+XMSG_MPI_API(int, File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void* buf, int count,
+                                           MPI_Datatype datatype))
+XMSG_MPI_API(int, File_read_at_all_end, (MPI_File fh, void* buf, MPI_Status* status))
+XMSG_MPI_API(int, File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                            MPI_Datatype datatype))
+XMSG_MPI_API(int, File_write_at_all_end, (MPI_File fh, const void* buf, MPI_Status* status))
+XMSG_MPI_API(int, File_read_all_begin, (MPI_File fh, void* buf, int count, MPI_Datatype datatype))
+XMSG_MPI_API(int, File_read_all_end, (MPI_File fh, void* buf, MPI_Status* status))
+XMSG_MPI_API(int, File_write_all_begin, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype))
+XMSG_MPI_API(int, File_write_all_end, (MPI_File fh, const void* buf, MPI_Status* status))
+XMSG_MPI_API(int, File_read_ordered_begin, (MPI_File fh, void* buf, int count, MPI_Datatype datatype))
+XMSG_MPI_API(int, File_read_ordered_end, (MPI_File fh, void* buf, MPI_Status* status))
+XMSG_MPI_API(int, File_write_ordered_begin, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype))
+XMSG_MPI_API(int, File_write_ordered_end, (MPI_File fh, const void* buf, MPI_Status* status))
+XMSG_MPI_API(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent))
+XMSG_MPI_API(int, File_set_atomicity, (MPI_File fh, int flag))
+XMSG_MPI_API(int, File_get_atomicity, (MPI_File fh, int* flag))
+XMSG_MPI_API(int, File_sync, (MPI_File fh))
+XMSG_MPI_API(int, File_create_errhandler, (MPI_File_errhandler_function* file_errhandler_fn,
+                                           MPI_Errhandler* errhandler))
+XMSG_MPI_API(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+XMSG_MPI_API(int, File_get_errhandler, (MPI_File file, MPI_Errhandler* errhandler))
+XMSG_MPI_API(int, File_call_errhandler, (MPI_File fh, int errorcode))
+XMSG_MPI_API(int, Register_datarep, (const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
+                                     MPI_Datarep_conversion_function* write_conversion_fn,
+                                     MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state))
+
 /* ---- handle conversion (C <-> Fortran integers) -------------------------------------- */
 XMSG_MPI_API(MPI_Fint, Comm_c2f, (MPI_Comm comm))
 XMSG_MPI_API(MPI_Comm, Comm_f2c, (MPI_Fint comm))
@@ -848,6 +951,8 @@ XMSG_MPI_API(MPI_Fint, Info_c2f, (MPI_Info info))
 XMSG_MPI_API(MPI_Info, Info_f2c, (MPI_Fint info))
 XMSG_MPI_API(MPI_Fint, Win_c2f, (MPI_Win win))
 XMSG_MPI_API(MPI_Win, Win_f2c, (MPI_Fint win))
+XMSG_MPI_API(MPI_Fint, File_c2f, (MPI_File file))
+XMSG_MPI_API(MPI_File, File_f2c, (MPI_Fint file))
 XMSG_MPI_API(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
 XMSG_MPI_API(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
 /* Requests: Fortran sees an index into this process's request table (docs/fortran.md). */
