@@ -57,6 +57,14 @@ struct Landings {
   }
 };
 
+// A rank's own block of packed data into its receive buffer, in the first round right after the
+// messages are posted: the copy runs while the peers' transfers do, not after them, and
+// straight from the send buffer when that is contiguous (no scratch copy).
+void own_block_after_posts(Schedule& s, const char* from, void* to, int64_t count, const Type* t) {
+  if (count == 0) return;
+  s.local_after_posts([from, to, count, t] { unpack(from, count * t->size, to, count, *t); });
+}
+
 std::map<MPI_Op, MPI_User_function*>& user_functions() {
   static std::map<MPI_Op, MPI_User_function*> table;
   return table;
@@ -345,10 +353,12 @@ int build_allgather(Schedule& s, const void* sendbuf, int sendcount, MPI_Datatyp
     mine = packed(s, at(recvbuf, displ_of(r), *rt), count_of(r), *rt, true);
     mine_bytes = count_of(r) * rt->size;
   } else {
+    // The send buffer is the program's until the call completes (MPI forbids changing it), so
+    // it goes out as it is; the own block is copied while the peers' transfers run.
     const Type* st = held(s, sendtype);
-    mine = packed(s, sendbuf, sendcount, *st, true);
+    mine = packed(s, sendbuf, sendcount, *st);
     mine_bytes = static_cast<int64_t>(sendcount) * st->size;
-    land.copy_out(mine, at(recvbuf, displ_of(r), *rt), count_of(r), *rt);
+    own_block_after_posts(s, mine, at(recvbuf, displ_of(r), *rt), count_of(r), rt);
   }
   for (int k = 1; k < n; ++k) {
     const int from = (r - k + n) % n, to = (r + k) % n;
@@ -376,7 +386,7 @@ int build_alltoallw(Schedule& s, const void* sendbuf, const int* sendcounts, con
     const int to = (r + k) % n;
     const Type* st = held(s, sendtypes[to]);
     out[static_cast<size_t>(to)] =
-        packed(s, static_cast<const char*>(sendbuf) + sdispls[to], sendcounts[to], *st, in_place || to == r);
+        packed(s, static_cast<const char*>(sendbuf) + sdispls[to], sendcounts[to], *st, in_place);
   }
   for (int k = 0; k < n; ++k) {
     const int from = (r - k + n) % n, to = (r + k) % n;
@@ -384,7 +394,7 @@ int build_alltoallw(Schedule& s, const void* sendbuf, const int* sendcounts, con
     char* dst = static_cast<char*>(recvbuf) + rdispls[from];
     const Type* st = held(s, sendtypes[to]);
     if (from == r) {
-      if (!in_place) land.copy_out(out[static_cast<size_t>(r)], dst, recvcounts[r], *rt);
+      if (!in_place) own_block_after_posts(s, out[static_cast<size_t>(r)], dst, recvcounts[r], rt);
       continue;
     }
     s.recv(land.place(s, dst, recvcounts[from], *rt), static_cast<int64_t>(recvcounts[from]) * rt->size, from);

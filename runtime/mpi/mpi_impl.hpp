@@ -366,6 +366,9 @@ class Schedule {
   void send(const void* buf, int64_t bytes, int peer);
   void recv(void* buf, int64_t bytes, int peer);
   void local(std::function<void()> step);
+  // A local step that runs right after the round's messages are posted, so it overlaps their
+  // transfer (a rank's own block of an allgather or alltoall, copied while the peers read).
+  void local_after_posts(std::function<void()> step);
   // Ends the current round.
   void next_round();
   // Scratch memory that lives as long as the schedule.
@@ -387,7 +390,7 @@ class Schedule {
 
  private:
   struct Op {
-    enum Kind { kSend, kRecv, kLocal } kind;
+    enum Kind { kSend, kRecv, kLocal, kLocalAfterPosts } kind;
     void* buf;
     int64_t bytes;
     int peer;

@@ -183,6 +183,10 @@ void Schedule::local(std::function<void()> step) {
   rounds_.back().push_back(Op{Op::kLocal, nullptr, 0, 0, std::move(step)});
 }
 
+void Schedule::local_after_posts(std::function<void()> step) {
+  rounds_.back().push_back(Op{Op::kLocalAfterPosts, nullptr, 0, 0, std::move(step)});
+}
+
 void Schedule::next_round() {
   if (!rounds_.back().empty()) rounds_.emplace_back();
 }
@@ -207,7 +211,7 @@ int Schedule::post_round() {
   for (const Op& op : ops)
     if (op.kind == Op::kLocal) op.step();
   for (const Op& op : ops) {
-    if (op.kind == Op::kLocal) continue;
+    if (op.kind == Op::kLocal || op.kind == Op::kLocalAfterPosts) continue;
     xmsg_request_t r = XMSG_REQUEST_NULL;
     int e = op.kind == Op::kSend
                 ? xmsgi_coll_isend(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r)
@@ -215,6 +219,8 @@ int Schedule::post_round() {
     if (e != MPI_SUCCESS) return e;
     pending_.push_back(r);
   }
+  for (const Op& op : ops)
+    if (op.kind == Op::kLocalAfterPosts) op.step();
   return MPI_SUCCESS;
 }
 

@@ -1016,8 +1016,77 @@ static void test_collectives(void) {
     }
     for (int i = 0; i < 12; ++i)
       if (!hit[i]) CHECK(out[i] == -7, "MPI_Allreduce of a vector: gap %d is %g", i, out[i]);
+    /* the same non-blocking (the schedules' recursive doubling on packed data) */
+    for (int i = 0; i < 12; ++i) out[i] = -7;
+    MPI_Request req;
+    CHECK_MPI(MPI_Iallreduce(in, out, 2, v3, MPI_SUM, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int k = 0; k < 6; ++k) {
+      const int i = sel[k];
+      double want = nranks * (nranks + 1) / 2.0 + (double)i * nranks;
+      CHECK(out[i] == want, "MPI_Iallreduce of a vector: double %d is %g, expected %g", i, out[i], want);
+    }
+    for (int i = 0; i < 12; ++i)
+      if (!hit[i]) CHECK(out[i] == -7, "MPI_Iallreduce of a vector: gap %d is %g", i, out[i]);
   }
   CHECK_MPI(MPI_Type_free(&v3));
+
+  /* Ialltoall and Iallgather with a strided type on one side: each block is vector(2, 1, 3, int)
+   * resized to a 4-int extent (ints 0 and 3 of every 4), the other side contiguous pairs; the
+   * own block moves too. Block of rank r for rank d holds 100 r + 10 d + {0, 1}. */
+  {
+    MPI_Datatype pair, strided;
+    CHECK_MPI(MPI_Type_vector(2, 1, 3, MPI_INT, &pair));
+    CHECK_MPI(MPI_Type_create_resized(pair, 0, 4 * (MPI_Aint)sizeof(int), &strided));
+    CHECK_MPI(MPI_Type_commit(&strided));
+    int* sparse = malloc(sizeof(int) * 4 * (size_t)nranks);
+    int* dense = malloc(sizeof(int) * 2 * (size_t)nranks);
+    for (int d = 0; d < nranks; ++d) {
+      sparse[4 * d] = 100 * rank + 10 * d;
+      sparse[4 * d + 1] = sparse[4 * d + 2] = -5;
+      sparse[4 * d + 3] = 100 * rank + 10 * d + 1;
+      dense[2 * d] = dense[2 * d + 1] = -1;
+    }
+    MPI_Request req;
+    CHECK_MPI(MPI_Ialltoall(sparse, 1, strided, dense, 2, MPI_INT, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int f = 0; f < nranks; ++f)
+      CHECK(dense[2 * f] == 100 * f + 10 * rank && dense[2 * f + 1] == 100 * f + 10 * rank + 1,
+            "MPI_Ialltoall strided -> dense: block from %d is %d %d", f, dense[2 * f], dense[2 * f + 1]);
+    /* back: dense -> strided, the gaps untouched */
+    for (int d = 0; d < nranks; ++d) {
+      dense[2 * d] = 100 * rank + 10 * d;
+      dense[2 * d + 1] = 100 * rank + 10 * d + 1;
+      for (int k = 0; k < 4; ++k) sparse[4 * d + k] = -9;
+    }
+    CHECK_MPI(MPI_Ialltoall(dense, 2, MPI_INT, sparse, 1, strided, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int f = 0; f < nranks; ++f)
+      CHECK(sparse[4 * f] == 100 * f + 10 * rank && sparse[4 * f + 3] == 100 * f + 10 * rank + 1 &&
+                sparse[4 * f + 1] == -9 && sparse[4 * f + 2] == -9,
+            "MPI_Ialltoall dense -> strided: block from %d is %d %d %d %d", f, sparse[4 * f], sparse[4 * f + 1],
+            sparse[4 * f + 2], sparse[4 * f + 3]);
+    /* Iallgather of my strided pair into dense pairs, and of a dense pair into strided blocks */
+    int mine[4] = {rank, -5, -5, rank + 1000};
+    for (int i = 0; i < 2 * nranks; ++i) dense[i] = -1;
+    CHECK_MPI(MPI_Iallgather(mine, 1, strided, dense, 2, MPI_INT, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int f = 0; f < nranks; ++f)
+      CHECK(dense[2 * f] == f && dense[2 * f + 1] == f + 1000, "MPI_Iallgather strided -> dense: %d is %d %d", f,
+            dense[2 * f], dense[2 * f + 1]);
+    int two[2] = {rank, rank + 1000};
+    for (int i = 0; i < 4 * nranks; ++i) sparse[i] = -9;
+    CHECK_MPI(MPI_Iallgather(two, 2, MPI_INT, sparse, 1, strided, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int f = 0; f < nranks; ++f)
+      CHECK(sparse[4 * f] == f && sparse[4 * f + 3] == f + 1000 && sparse[4 * f + 1] == -9 && sparse[4 * f + 2] == -9,
+            "MPI_Iallgather dense -> strided: %d is %d %d %d %d", f, sparse[4 * f], sparse[4 * f + 1],
+            sparse[4 * f + 2], sparse[4 * f + 3]);
+    free(sparse);
+    free(dense);
+    CHECK_MPI(MPI_Type_free(&pair));
+    CHECK_MPI(MPI_Type_free(&strided));
+  }
 }
 
 /* ---- errors ----------------------------------------------------------------------------------- */
