@@ -16,16 +16,26 @@ cd "$out"
 for p in p2p coll types rma fatal; do
   fortc -std=f2018 "$src/$p.f90" -o "fortran_$p"
 done
+# mpi_f08 exists when the build found python3 (runtime/mpi/fortran/CMakeLists.txt).
+f08=no
+if [ -e "$(dirname "$gen")/include/mpi_f08.mod" ]; then
+  f08=yes
+  fortc -std=f2018 "$src/f08.f90" -o fortran_f08
+else
+  echo "no mpi_f08.mod next to the generated constants: mpi_f08 not built, its programs skipped"
+fi
 # INCLUDE 'mpif.h' declares every constant in the including unit: -Wextra's unused-parameter
 # warning would name each one the program does not use (as with MPICH's and Open MPI's mpif.h).
 fortc -Wno-unused-parameter "$src/fixed.f" -o fortran_fixed
 "$bin/xmsgcc" -O1 -g -Wall -Wextra -Werror -std=c11 -c "$src/handles_c.c" -o handles_c.o
 fortc "$src/handles.f90" handles_c.o -o fortran_handles
 # Every constant, printed by C (the generator) and by Fortran through mpif.h and through the
-# module: tests/fortran/compare_constants.sh compares them.
+# modules: tests/fortran/compare_constants.sh compares them.
 "$gen" program-f constants_mpif.f
 "$gen" program-f90 constants_use.f90
+[ "$f08" = yes ] && "$gen" program-f08 constants_f08.f90
 "$fort" -O0 -Wall -Werror constants_mpif.f -o constants_mpif
 "$fort" -O0 -Wall -Werror constants_use.f90 -o constants_use
+[ "$f08" = yes ] && "$fort" -O0 -Wall -Werror constants_f08.f90 -o constants_f08
 rm -f ./*.mod
 echo "built with xmsgfort into $out"

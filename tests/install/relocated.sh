@@ -45,6 +45,7 @@ expected=("$bin/xmsgrun" "$bin/xmsgcc" "$bin/xmsgcxx" "$bin/xmsgfort" "$bin/xmsg
           "$lib/libxmsg_mpi.so" "$lib/libxmsg_mpi.so.0" "$lib/libxmsg_mpi.so.$XMSG_VERSION"
           "$inc/xmsg/xmsg.h" "$inc/xmsg/xmsg.hpp" "$inc/xmsg/mpi/mpi.h"
           "$inc/xmsg/mpi/mpif.h" "$inc/xmsg/mpi/xmsg_mpif_constants.h" "$inc/xmsg/mpi/mpi.mod"
+          "$inc/xmsg/mpi/mpi_f08.mod" "$inc/xmsg/mpi/mpi_f08_types.mod" "$inc/xmsg/mpi/xmsg_mpi_f08_entries.mod"
           "$lib/pkgconfig/xmsg.pc" "$lib/pkgconfig/xmsg-mpi.pc"
           "$lib/cmake/xmsg/xmsgConfig.cmake" "$lib/cmake/xmsg/xmsgConfigVersion.cmake"
           "$lib/cmake/xmsg/xmsgTargets.cmake")
@@ -162,6 +163,9 @@ out=$(timeout 60 "$bin/xmsgrun" -n 2 ./hello_mpi_cxx)
 check_ldd "$work/hello_mpi_f90"
 out=$(timeout 60 "$bin/xmsgrun" -n 2 ./hello_mpi_f90)
 [ "$(grep -c '^hello_mpi_f90: rank [01] of 2, sum 1$' <<<"$out")" = 2 ] || fail "xmsgrun -n 2 hello_mpi_f90: $out"
+"$bin/xmsgfort" -O2 "$here/hello_mpi_f08.f90" -o hello_mpi_f08
+out=$(timeout 60 "$bin/xmsgrun" -n 2 ./hello_mpi_f08)
+[ "$(grep -c '^hello_mpi_f08: rank [01] of 2, sum 1$' <<<"$out")" = 2 ] || fail "xmsgrun -n 2 hello_mpi_f08: $out"
 if [ ${#osu[@]} -gt 0 ]; then
   out=$(timeout 60 "$bin/xmsgrun" -n 2 "$libexec/xmsg_osu_latency" -m 0:8 -i 5 -x 1)
   grep -q '^8 ' <<<"$out" || fail "installed xmsg_osu_latency: $out"

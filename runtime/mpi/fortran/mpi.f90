@@ -4,8 +4,8 @@
 ! 10 and later reject that without an interface). The buffer arguments are
 ! TYPE(*), DIMENSION(*) with gfortran's NO_ARG_CHECK: any type, kind and rank
 ! is accepted and passed by address. The other routines have no explicit
-! interface (they are external subroutines, as with mpif.h). mpi_f08 is not
-! provided yet. See docs/fortran.md.
+! interface (they are external subroutines, as with mpif.h). mpi_f08 is
+! gen_mpi_f08.py's. See docs/fortran.md.
 module mpi
   implicit none
   include 'mpif.h'

@@ -1,0 +1,398 @@
+#!/usr/bin/python3
+"""Writes mpi_f08.f90, the `mpi_f08` module (MPI-3.1 17.2.5 with gfortran), at build time.
+
+Each routine of ROUTINES becomes a module procedure with mpi_f08's argument types (TYPE(MPI_Comm)
+and the other handle types, TYPE(MPI_Status), LOGICAL, CHARACTER(LEN=*), INTEGER(KIND=
+MPI_ADDRESS_KIND), TYPE(C_PTR)) and an OPTIONAL IERROR, calling the Fortran entry point the
+library already has for mpif.h and `use mpi` (mpi_send_ ..., runtime/mpi/fortran/*.cpp) through a
+BIND(C) interface: the handle types are BIND(C) types of one INTEGER, MPI_VAL, so they pass as
+the INTEGER the entry point reads. LOGICAL goes in and out as INTEGER 1/0 (the entry points'
+convention), a CHARACTER as an array of C_CHAR with its length appended as a C_SIZE_T (gfortran's
+hidden length). Choice buffers are TYPE(*), DIMENSION(*) with NO_ARG_CHECK, as in `use mpi`
+(MPI_SUBARRAYS_SUPPORTED is .FALSE.).
+
+Usage: gen_mpi_f08.py OUT.f90
+"""
+import sys
+
+HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Info", "MPI_Op", "MPI_Errhandler", "MPI_Request",
+           "MPI_Win", "MPI_File", "MPI_Message"]
+
+# Argument kinds: b choice buffer; i / io / iio INTEGER in / out / inout; iv / ivo INTEGER array
+# in / out; a / ao / aio INTEGER(MPI_ADDRESS_KIND) in / out / inout; l / lo LOGICAL in / out;
+# lv LOGICAL array in; h:T / ho:T / hio:T handle in / out / inout; hv:T / hvio:T handle array in /
+# inout; st status out; stv statuses out; si / so CHARACTER in / out; cpo TYPE(C_PTR) out;
+# fn MPI_User_function.
+ROUTINES = [
+    # environment
+    ("MPI_Init", []),
+    ("MPI_Init_thread", [("required", "i"), ("provided", "io")]),
+    ("MPI_Finalize", []),
+    ("MPI_Initialized", [("flag", "lo")]),
+    ("MPI_Finalized", [("flag", "lo")]),
+    ("MPI_Query_thread", [("provided", "io")]),
+    ("MPI_Abort", [("comm", "h:MPI_Comm"), ("errorcode", "i")]),
+    ("MPI_Get_version", [("version", "io"), ("subversion", "io")]),
+    ("MPI_Get_processor_name", [("name", "so"), ("resultlen", "io")]),
+    ("MPI_Get_library_version", [("version", "so"), ("resultlen", "io")]),
+    ("MPI_Error_string", [("errorcode", "i"), ("string", "so"), ("resultlen", "io")]),
+    ("MPI_Error_class", [("errorcode", "i"), ("errorclass", "io")]),
+    ("MPI_Comm_set_errhandler", [("comm", "h:MPI_Comm"), ("errhandler", "h:MPI_Errhandler")]),
+    ("MPI_Comm_get_errhandler", [("comm", "h:MPI_Comm"), ("errhandler", "ho:MPI_Errhandler")]),
+    # communicators and groups
+    ("MPI_Comm_rank", [("comm", "h:MPI_Comm"), ("rank", "io")]),
+    ("MPI_Comm_size", [("comm", "h:MPI_Comm"), ("size", "io")]),
+    ("MPI_Comm_dup", [("comm", "h:MPI_Comm"), ("newcomm", "ho:MPI_Comm")]),
+    ("MPI_Comm_split", [("comm", "h:MPI_Comm"), ("color", "i"), ("key", "i"), ("newcomm", "ho:MPI_Comm")]),
+    ("MPI_Comm_split_type", [("comm", "h:MPI_Comm"), ("split_type", "i"), ("key", "i"), ("info", "h:MPI_Info"),
+                             ("newcomm", "ho:MPI_Comm")]),
+    ("MPI_Comm_create", [("comm", "h:MPI_Comm"), ("group", "h:MPI_Group"), ("newcomm", "ho:MPI_Comm")]),
+    ("MPI_Comm_free", [("comm", "hio:MPI_Comm")]),
+    ("MPI_Comm_compare", [("comm1", "h:MPI_Comm"), ("comm2", "h:MPI_Comm"), ("result", "io")]),
+    ("MPI_Comm_group", [("comm", "h:MPI_Comm"), ("group", "ho:MPI_Group")]),
+    ("MPI_Comm_set_name", [("comm", "h:MPI_Comm"), ("comm_name", "si")]),
+    ("MPI_Comm_get_name", [("comm", "h:MPI_Comm"), ("comm_name", "so"), ("resultlen", "io")]),
+    ("MPI_Comm_get_attr", [("comm", "h:MPI_Comm"), ("comm_keyval", "i"), ("attribute_val", "ao"),
+                           ("flag", "lo")]),
+    ("MPI_Group_size", [("group", "h:MPI_Group"), ("size", "io")]),
+    ("MPI_Group_rank", [("group", "h:MPI_Group"), ("rank", "io")]),
+    ("MPI_Group_incl", [("group", "h:MPI_Group"), ("n", "i"), ("ranks", "iv"), ("newgroup", "ho:MPI_Group")]),
+    ("MPI_Group_translate_ranks", [("group1", "h:MPI_Group"), ("n", "i"), ("ranks1", "iv"),
+                                   ("group2", "h:MPI_Group"), ("ranks2", "ivo")]),
+    ("MPI_Group_free", [("group", "hio:MPI_Group")]),
+    ("MPI_Cart_create", [("comm_old", "h:MPI_Comm"), ("ndims", "i"), ("dims", "iv"), ("periods", "lv"),
+                         ("reorder", "l"), ("comm_cart", "ho:MPI_Comm")]),
+    ("MPI_Cart_coords", [("comm", "h:MPI_Comm"), ("rank", "i"), ("maxdims", "i"), ("coords", "ivo")]),
+    ("MPI_Cart_shift", [("comm", "h:MPI_Comm"), ("direction", "i"), ("disp", "i"), ("rank_source", "io"),
+                        ("rank_dest", "io")]),
+    ("MPI_Dims_create", [("nnodes", "i"), ("ndims", "i"), ("dims", "iv_inout")]),
+    # point-to-point
+    ("MPI_Send", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"),
+                  ("comm", "h:MPI_Comm")]),
+    ("MPI_Ssend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"),
+                   ("comm", "h:MPI_Comm")]),
+    ("MPI_Recv", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("source", "i"), ("tag", "i"),
+                  ("comm", "h:MPI_Comm"), ("status", "st")]),
+    ("MPI_Isend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"),
+                   ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Issend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"),
+                    ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Irecv", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("source", "i"), ("tag", "i"),
+                   ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Sendrecv", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("dest", "i"),
+                      ("sendtag", "i"), ("recvbuf", "b"), ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"),
+                      ("source", "i"), ("recvtag", "i"), ("comm", "h:MPI_Comm"), ("status", "st")]),
+    ("MPI_Sendrecv_replace", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"),
+                              ("sendtag", "i"), ("source", "i"), ("recvtag", "i"), ("comm", "h:MPI_Comm"),
+                              ("status", "st")]),
+    ("MPI_Probe", [("source", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("status", "st")]),
+    ("MPI_Iprobe", [("source", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("flag", "lo"), ("status", "st")]),
+    ("MPI_Get_count", [("status", "sti"), ("datatype", "h:MPI_Datatype"), ("count", "io")]),
+    ("MPI_Wait", [("request", "hio:MPI_Request"), ("status", "st")]),
+    ("MPI_Test", [("request", "hio:MPI_Request"), ("flag", "lo"), ("status", "st")]),
+    ("MPI_Waitall", [("count", "i"), ("array_of_requests", "hvio:MPI_Request"), ("array_of_statuses", "stv")]),
+    ("MPI_Waitany", [("count", "i"), ("array_of_requests", "hvio:MPI_Request"), ("index", "io"),
+                     ("status", "st")]),
+    ("MPI_Testall", [("count", "i"), ("array_of_requests", "hvio:MPI_Request"), ("flag", "lo"),
+                     ("array_of_statuses", "stv")]),
+    ("MPI_Request_free", [("request", "hio:MPI_Request")]),
+    ("MPI_Cancel", [("request", "h:MPI_Request")]),
+    # collectives
+    ("MPI_Barrier", [("comm", "h:MPI_Comm")]),
+    ("MPI_Ibarrier", [("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Bcast", [("buffer", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("root", "i"),
+                   ("comm", "h:MPI_Comm")]),
+    ("MPI_Ibcast", [("buffer", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("root", "i"),
+                    ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Reduce", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
+                    ("op", "h:MPI_Op"), ("root", "i"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Ireduce", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
+                     ("op", "h:MPI_Op"), ("root", "i"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Allreduce", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
+                       ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Iallreduce", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
+                        ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Gather", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                    ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("root", "i"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Gatherv", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                     ("recvcounts", "iv"), ("displs", "iv"), ("recvtype", "h:MPI_Datatype"), ("root", "i"),
+                     ("comm", "h:MPI_Comm")]),
+    ("MPI_Scatter", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                     ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("root", "i"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Scatterv", [("sendbuf", "b"), ("sendcounts", "iv"), ("displs", "iv"), ("sendtype", "h:MPI_Datatype"),
+                      ("recvbuf", "b"), ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("root", "i"),
+                      ("comm", "h:MPI_Comm")]),
+    ("MPI_Allgather", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                       ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Iallgather", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                        ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("comm", "h:MPI_Comm"),
+                        ("request", "ho:MPI_Request")]),
+    ("MPI_Allgatherv", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                        ("recvcounts", "iv"), ("displs", "iv"), ("recvtype", "h:MPI_Datatype"),
+                        ("comm", "h:MPI_Comm")]),
+    ("MPI_Alltoall", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                      ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Ialltoall", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                       ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("comm", "h:MPI_Comm"),
+                       ("request", "ho:MPI_Request")]),
+    ("MPI_Alltoallv", [("sendbuf", "b"), ("sendcounts", "iv"), ("sdispls", "iv"), ("sendtype", "h:MPI_Datatype"),
+                       ("recvbuf", "b"), ("recvcounts", "iv"), ("rdispls", "iv"), ("recvtype", "h:MPI_Datatype"),
+                       ("comm", "h:MPI_Comm")]),
+    ("MPI_Reduce_scatter_block", [("sendbuf", "b"), ("recvbuf", "b"), ("recvcount", "i"),
+                                  ("datatype", "h:MPI_Datatype"), ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Scan", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
+                  ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Exscan", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
+                    ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Op_create", [("user_fn", "fn"), ("commute", "l"), ("op", "ho:MPI_Op")]),
+    ("MPI_Op_free", [("op", "hio:MPI_Op")]),
+    # datatypes
+    ("MPI_Type_contiguous", [("count", "i"), ("oldtype", "h:MPI_Datatype"), ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_vector", [("count", "i"), ("blocklength", "i"), ("stride", "i"), ("oldtype", "h:MPI_Datatype"),
+                         ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_create_subarray", [("ndims", "i"), ("array_of_sizes", "iv"), ("array_of_subsizes", "iv"),
+                                  ("array_of_starts", "iv"), ("order", "i"), ("oldtype", "h:MPI_Datatype"),
+                                  ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_create_resized", [("oldtype", "h:MPI_Datatype"), ("lb", "a"), ("extent", "a"),
+                                 ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_commit", [("datatype", "hio:MPI_Datatype")]),
+    ("MPI_Type_free", [("datatype", "hio:MPI_Datatype")]),
+    ("MPI_Type_size", [("datatype", "h:MPI_Datatype"), ("size", "io")]),
+    ("MPI_Type_get_extent", [("datatype", "h:MPI_Datatype"), ("lb", "ao"), ("extent", "ao")]),
+    ("MPI_Get_address", [("location", "b"), ("address", "ao")]),
+    # one-sided
+    ("MPI_Win_create", [("base", "b"), ("size", "a"), ("disp_unit", "i"), ("info", "h:MPI_Info"),
+                        ("comm", "h:MPI_Comm"), ("win", "ho:MPI_Win")]),
+    ("MPI_Win_allocate", [("size", "a"), ("disp_unit", "i"), ("info", "h:MPI_Info"), ("comm", "h:MPI_Comm"),
+                          ("baseptr", "cpo"), ("win", "ho:MPI_Win")]),
+    ("MPI_Win_allocate_shared", [("size", "a"), ("disp_unit", "i"), ("info", "h:MPI_Info"),
+                                 ("comm", "h:MPI_Comm"), ("baseptr", "cpo"), ("win", "ho:MPI_Win")]),
+    ("MPI_Win_shared_query", [("win", "h:MPI_Win"), ("rank", "i"), ("size", "ao"), ("disp_unit", "io"),
+                              ("baseptr", "cpo")]),
+    ("MPI_Win_free", [("win", "hio:MPI_Win")]),
+    ("MPI_Win_fence", [("assert", "i"), ("win", "h:MPI_Win")]),
+    ("MPI_Win_lock", [("lock_type", "i"), ("rank", "i"), ("assert", "i"), ("win", "h:MPI_Win")]),
+    ("MPI_Win_unlock", [("rank", "i"), ("win", "h:MPI_Win")]),
+    ("MPI_Win_lock_all", [("assert", "i"), ("win", "h:MPI_Win")]),
+    ("MPI_Win_unlock_all", [("win", "h:MPI_Win")]),
+    ("MPI_Win_flush", [("rank", "i"), ("win", "h:MPI_Win")]),
+    ("MPI_Win_flush_all", [("win", "h:MPI_Win")]),
+    ("MPI_Win_sync", [("win", "h:MPI_Win")]),
+    ("MPI_Put", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
+                 ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"),
+                 ("target_datatype", "h:MPI_Datatype"), ("win", "h:MPI_Win")]),
+    ("MPI_Get", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
+                 ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"),
+                 ("target_datatype", "h:MPI_Datatype"), ("win", "h:MPI_Win")]),
+    ("MPI_Accumulate", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
+                        ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"),
+                        ("target_datatype", "h:MPI_Datatype"), ("op", "h:MPI_Op"), ("win", "h:MPI_Win")]),
+    ("MPI_Fetch_and_op", [("origin_addr", "b"), ("result_addr", "b"), ("datatype", "h:MPI_Datatype"),
+                          ("target_rank", "i"), ("target_disp", "a"), ("op", "h:MPI_Op"), ("win", "h:MPI_Win")]),
+    ("MPI_Compare_and_swap", [("origin_addr", "b"), ("compare_addr", "b"), ("result_addr", "b"),
+                              ("datatype", "h:MPI_Datatype"), ("target_rank", "i"), ("target_disp", "a"),
+                              ("win", "h:MPI_Win")]),
+]
+
+# Functions (no IERROR): name, Fortran result type, entry point.
+FUNCTIONS = [("MPI_Wtime", "double precision", "mpi_wtime_"), ("MPI_Wtick", "double precision", "mpi_wtick_")]
+
+
+def dummy_decl(name, kind, bind):
+    """Declarations of one dummy argument: in the BIND(C) interface (bind) or the wrapper."""
+    base, _, htype = kind.partition(":")
+    if base == "b":
+        return [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {name}", f"type(*), dimension(*) :: {name}"]
+    intent = {"i": "in", "io": "out", "iv": "in", "ivo": "out", "iv_inout": "inout", "a": "in", "ao": "out",
+              "l": "in", "lo": "out", "lv": "in", "h": "in", "ho": "out", "hio": "inout", "hvio": "inout",
+              "st": "out", "sti": "in", "stv": "out", "si": "in", "so": "out", "cpo": "out"}.get(base)
+    it = "" if bind else f", intent({intent})"
+    integer = "integer(c_int)" if bind else "integer"
+    if base in ("i", "io"):
+        return [f"{integer}{it} :: {name}"]
+    if base in ("iv", "ivo", "iv_inout"):
+        return [f"{integer}{it} :: {name}(*)"]
+    if base in ("a", "ao"):
+        return [f"integer(c_int64_t) :: {name}"] if bind else [f"integer(kind=MPI_ADDRESS_KIND){it} :: {name}"]
+    if base in ("l", "lo"):
+        return [f"integer(c_int) :: {name}"] if bind else [f"logical{it} :: {name}"]
+    if base == "lv":
+        return [f"integer(c_int) :: {name}(*)"] if bind else [f"logical{it} :: {name}(*)"]
+    if base in ("h", "ho", "hio"):
+        return [f"type({htype}){it} :: {name}"]
+    if base == "hvio":
+        return [f"type({htype}){it} :: {name}(*)"]
+    if base in ("st", "sti"):
+        return [f"type(MPI_Status){it} :: {name}"]
+    if base == "stv":
+        return [f"type(MPI_Status){it} :: {name}(*)"]
+    if base in ("si", "so"):
+        return [f"character(kind=c_char) :: {name}(*)"] if bind else [f"character(len=*){it} :: {name}"]
+    if base == "cpo":
+        return [f"type(c_ptr){it} :: {name}"]
+    if base == "fn":
+        return [f"type(c_funptr), value :: {name}"] if bind else [f"procedure(MPI_User_function) :: {name}"]
+    raise ValueError(kind)
+
+
+def wrap(line, indent):
+    """Splits an argument list line at 100 columns with continuation lines."""
+    out, cur = [], " " * indent
+    for piece in line.split(" "):
+        if len(cur) + len(piece) + 1 > 100:
+            out.append(cur.rstrip() + " &")
+            cur = " " * (indent + 4)
+        cur += piece + " "
+    out.append(cur.rstrip())
+    return out
+
+
+def routine(name, args):
+    entry = name.lower() + "_"
+    local = "xmsg_" + name[4:].lower()
+    strings = [a for a, k in args if k in ("si", "so")]
+    names = [a for a, _ in args]
+    lines = ["  interface", *wrap(f"subroutine {local}({', '.join(names + ['ierror'] + [s + '_len' for s in strings])}) "
+                                   f"bind(C, name=\"{entry}\")", 4),
+             "      import", "      implicit none"]
+    for a, k in args:
+        lines += ["      " + d for d in dummy_decl(a, k, True)]
+    lines.append("      integer(c_int) :: ierror")
+    for s in strings:
+        lines.append(f"      integer(c_size_t), value :: {s}_len")
+    lines += [f"    end subroutine {local}", "  end interface"]
+    interface = lines
+    body = [*wrap(f"subroutine {name}({', '.join(names + ['ierror'])})", 2), "    implicit none"]
+    for a, k in args:
+        body += ["    " + d for d in dummy_decl(a, k, False)]
+    body.append("    integer, optional, intent(out) :: ierror")
+    body.append("    integer :: e")
+    call = []
+    pre, post = [], []
+    for a, k in args:
+        base = k.partition(":")[0]
+        if base == "l":
+            call.append(f"merge(1, 0, {a})")
+        elif base == "lo":
+            body.append(f"    integer :: {a}_c")
+            call.append(f"{a}_c")
+            post.append(f"    {a} = {a}_c /= 0")
+        elif base == "lv":
+            body.append(f"    integer :: {a}_c(size_hint_{a})")
+            call.append(f"{a}_c")
+        elif base == "fn":
+            call.append(f"c_funloc({a})")
+        else:
+            call.append(a)
+    # logical arrays (MPI_Cart_create's periods): an INTEGER copy as long as ndims says
+    body = [b for b in body if "size_hint_" not in b]
+    for a, k in args:
+        if k == "lv":
+            body.append(f"    integer :: {a}_c(ndims)")
+            pre.append(f"    {a}_c = merge(1, 0, {a}(1:ndims))")
+    call += ["e"] + [f"int(len({s}), c_size_t)" for s in strings]
+    body += pre
+    body += wrap(f"call {local}({', '.join(call)})", 4)
+    body += post
+    body += ["    if (present(ierror)) ierror = e", f"  end subroutine {name}"]
+    return interface, body
+
+
+def function(name, rtype, entry):
+    local = "xmsg_" + name[4:].lower()
+    interface = ["  interface", f"    function {local}() bind(C, name=\"{entry}\") result(t)", "      import",
+                 "      implicit none", "      real(c_double) :: t", f"    end function {local}", "  end interface"]
+    body = [f"  function {name}() result(t)", "    implicit none", f"    {rtype} :: t", f"    t = {local}()",
+            f"  end function {name}"]
+    return interface, body
+
+
+def main(out_path):
+    """Three modules in one file: mpi_f08_types (handle types, MPI_Status, constants, sentinels,
+    == and /=), xmsg_mpi_f08_entries (the BIND(C) interfaces of the entry points: a module of
+    their own because gfortran will not make a procedure with a binding label PRIVATE) and
+    mpi_f08 (the routines; it re-exports mpi_f08_types)."""
+    o = ["! The mpi_f08 module: generated by runtime/mpi/fortran/gen_mpi_f08.py; do not edit.",
+         "! The routines it has and what it leaves out: docs/fortran.md.",
+         "module mpi_f08_types",
+         "  use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_int64_t",
+         "  implicit none",
+         "  private :: c_int, c_int64_t",
+         ""]
+    for h in HANDLES:
+        o += [f"  type, bind(C) :: {h}", "    integer(c_int) :: MPI_VAL", f"  end type {h}"]
+    o += ["  ! The C MPI_Status as it is (6 INTEGERs, MPI_STATUS_SIZE).",
+          "  type, bind(C) :: MPI_Status",
+          "    integer(c_int) :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+          "    integer(c_int) :: xmsg_cancelled",
+          "    integer(c_int64_t) :: xmsg_bytes",
+          "  end type MPI_Status",
+          "",
+          "  include 'xmsg_mpi_f08_constants.h'",
+          "",
+          "  ! The sentinels are the C globals mpif.h's common blocks name (fortran.hpp).",
+          "  integer(c_int), bind(C, name=\"xmsg_mpif_bottom_\") :: MPI_BOTTOM",
+          "  integer(c_int), bind(C, name=\"xmsg_mpif_in_place_\") :: MPI_IN_PLACE",
+          "  type(MPI_Status), bind(C, name=\"xmsg_mpif_status_ignore_\") :: MPI_STATUS_IGNORE",
+          "  type(MPI_Status), bind(C, name=\"xmsg_mpif_statuses_ignore_\") :: MPI_STATUSES_IGNORE(1)",
+          "  integer(c_int), bind(C, name=\"xmsg_mpif_errcodes_ignore_\") :: MPI_ERRCODES_IGNORE(1)",
+          "  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.",
+          "  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.",
+          "",
+          "  abstract interface",
+          "    subroutine MPI_User_function(invec, inoutvec, len, datatype)",
+          "      import :: c_ptr, MPI_Datatype",
+          "      implicit none",
+          "      type(c_ptr), value :: invec, inoutvec",
+          "      integer :: len",
+          "      type(MPI_Datatype) :: datatype",
+          "    end subroutine MPI_User_function",
+          "  end interface",
+          ""]
+    for op, fn in (("==", "eq"), ("/=", "ne")):
+        o += [f"  interface operator({op})"]
+        o += [f"    module procedure xmsg_{fn}_{h[4:].lower()}" for h in HANDLES]
+        o += ["  end interface"]
+    helpers = [f"xmsg_{fn}_{h[4:].lower()}" for h in HANDLES for fn in ("eq", "ne")]
+    for i in range(0, len(helpers), 4):
+        o.append("  private :: " + ", ".join(helpers[i:i + 4]))
+    o += ["", "contains", ""]
+    for h in HANDLES:
+        s = h[4:].lower()
+        for fn, op in (("eq", "=="), ("ne", "/=")):
+            o += [f"  elemental logical function xmsg_{fn}_{s}(x, y)", f"    type({h}), intent(in) :: x, y",
+                  f"    xmsg_{fn}_{s} = x%MPI_VAL {op} y%MPI_VAL", f"  end function xmsg_{fn}_{s}"]
+    o += ["end module mpi_f08_types", "",
+          "module xmsg_mpi_f08_entries",
+          "  use, intrinsic :: iso_c_binding, only: c_funptr, c_char, c_size_t, c_double, c_int, c_int64_t, c_ptr",
+          "  use mpi_f08_types",
+          "  implicit none", ""]
+    bodies, locals_ = [], []
+    for name, args in ROUTINES:
+        interface, body = routine(name, args)
+        o += interface
+        bodies += body
+        locals_.append("xmsg_" + name[4:].lower())
+    for name, rtype, entry in FUNCTIONS:
+        interface, body = function(name, rtype, entry)
+        o += interface
+        bodies += body
+        locals_.append("xmsg_" + name[4:].lower())
+    o += ["end module xmsg_mpi_f08_entries", "",
+          "module mpi_f08",
+          "  use, intrinsic :: iso_c_binding, only: c_ptr, c_size_t, c_funloc",
+          "  use mpi_f08_types",
+          "  use xmsg_mpi_f08_entries",
+          "  implicit none",
+          "  private :: c_size_t, c_funloc"]
+    for i in range(0, len(locals_), 4):
+        o.append("  private :: " + ", ".join(locals_[i:i + 4]))
+    o += ["", "contains", ""]
+    o += bodies
+    o += ["end module mpi_f08", ""]
+    with open(out_path, "w", encoding="utf-8") as f:
+        f.write("\n".join(o))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
