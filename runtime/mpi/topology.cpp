@@ -368,7 +368,7 @@ inline size_t recv_slot(const Neighbours& nb, size_t i) { return nb.cart ? (i ^ 
 // Builds the schedule of one neighborhood collective.
 class NeighbourSchedule {
  public:
-  explicit NeighbourSchedule(MPI_Comm comm) : s_(std::make_unique<Schedule>(comm)) {}
+  explicit NeighbourSchedule(Schedule& s) : s_(&s) {}
 
   // Round 0: sends `count` elements of `type` at `buf` to `peer` (packed first when the
   // datatype is not contiguous). `packed` reuses an earlier packing of the same block.
@@ -406,12 +406,13 @@ class NeighbourSchedule {
     unpacks_.push_back([tmp, bytes, buf, count, t] { unpack(tmp, bytes, buf, count, *t); });
   }
 
-  std::unique_ptr<Schedule> done() {
+  // Adds the unpacking round (when a receive type is not contiguous).
+  int done() {
     if (!unpacks_.empty()) {
       s_->next_round();
       for (auto& step : unpacks_) s_->local(std::move(step));
     }
-    return std::move(s_);
+    return MPI_SUCCESS;
   }
 
  private:
@@ -425,15 +426,39 @@ class NeighbourSchedule {
     return copy;
   }
 
-  std::unique_ptr<Schedule> s_;
+  Schedule* s_;
   std::map<MPI_Datatype, const Type*> copies_;
   std::vector<std::function<void()>> unpacks_;
 };
 
-int finish(std::unique_ptr<Schedule> s, MPI_Request* request) {
-  if (request) return start_schedule(std::move(s), request);
+// The three forms of a neighborhood collective: MPI_Neighbor_X, MPI_Ineighbor_X and MPI-4.0's
+// MPI_Neighbor_X_init (a persistent request that builds a fresh schedule at every MPI_Start).
+enum class Form { kBlocking, kNonblocking, kPersistent };
+
+int launch(MPI_Comm comm, Form form, std::function<int(Schedule&)> build, MPI_Request* request) {
+  if (form == Form::kPersistent) return persistent_collective(comm, std::move(build), request);
+  auto s = std::make_unique<Schedule>(comm);
+  if (int e = build(*s)) return e;
+  if (form == Form::kNonblocking) return start_schedule(std::move(s), request);
   return run_schedule(std::move(s));
 }
+
+// The datatypes a schedule builder uses: a persistent request builds at every start, after the
+// program may have freed its handles, so it holds copies, alive as long as the builder that
+// captures the HeldTypes (`types = held`); the other forms build at once from the program's.
+class HeldTypes {
+ public:
+  explicit HeldTypes(Form form) : copy_(form == Form::kPersistent) {}
+  const Type* hold(const Type* t) {
+    if (!copy_) return t;
+    copies_.push_back(std::make_shared<const Type>(*t));
+    return copies_.back().get();
+  }
+
+ private:
+  bool copy_;
+  std::vector<std::shared_ptr<const Type>> copies_;
+};
 
 // Common checks of every neighborhood collective. `request` is null for the blocking forms.
 int check_common(const char* func, MPI_Comm comm, const void* sendbuf, const void* recvbuf, MPI_Request* request,
@@ -470,30 +495,35 @@ int check_array(const char* func, MPI_Comm comm, const char* arg, const T* a, si
 }
 
 int neighbor_allgather(const char* func, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, bool nb_form) {
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Form form) {
   Neighbours nb;
-  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, nb_form, &nb)) return rc;
+  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, form != Form::kBlocking, &nb)) return rc;
   if (int rc = check_count(func, comm, "sendcount", sendcount)) return rc;
   if (int rc = check_count(func, comm, "recvcount", recvcount)) return rc;
   const Type *st = nullptr, *rt = nullptr;
   if (int rc = check_type(sendtype, func, "sendtype", comm, &st)) return rc;
   if (int rc = check_type(recvtype, func, "recvtype", comm, &rt)) return rc;
 
-  NeighbourSchedule s(comm);
-  const char* packed = nullptr;
-  for (int peer : nb.out) s.send(sendbuf, sendcount, sendtype, st, peer, &packed);
-  for (size_t i = 0; i < nb.in.size(); ++i) {
-    const size_t k = recv_slot(nb, i);
-    s.recv(at(recvbuf, static_cast<int64_t>(k) * recvcount * rt->extent), recvcount, recvtype, rt, nb.in[k]);
-  }
-  return finish(s.done(), nb_form ? request : nullptr);
+  HeldTypes held(form);
+  st = held.hold(st);
+  rt = held.hold(rt);
+  return launch(comm, form, [=, types = held](Schedule& sched) {
+    NeighbourSchedule s(sched);
+    const char* packed = nullptr;
+    for (int peer : nb.out) s.send(sendbuf, sendcount, sendtype, st, peer, &packed);
+    for (size_t i = 0; i < nb.in.size(); ++i) {
+      const size_t k = recv_slot(nb, i);
+      s.recv(at(recvbuf, static_cast<int64_t>(k) * recvcount * rt->extent), recvcount, recvtype, rt, nb.in[k]);
+    }
+    return s.done();
+  }, request);
 }
 
 int neighbor_allgatherv(const char* func, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Request* request, bool nb_form) {
+                        MPI_Request* request, Form form) {
   Neighbours nb;
-  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, nb_form, &nb)) return rc;
+  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, form != Form::kBlocking, &nb)) return rc;
   if (int rc = check_count(func, comm, "sendcount", sendcount)) return rc;
   if (int rc = check_counts(func, comm, "recvcounts", recvcounts, nb.in.size())) return rc;
   if (int rc = check_array(func, comm, "displs", displs, nb.in.size())) return rc;
@@ -501,41 +531,52 @@ int neighbor_allgatherv(const char* func, const void* sendbuf, int sendcount, MP
   if (int rc = check_type(sendtype, func, "sendtype", comm, &st)) return rc;
   if (int rc = check_type(recvtype, func, "recvtype", comm, &rt)) return rc;
 
-  NeighbourSchedule s(comm);
-  const char* packed = nullptr;
-  for (int peer : nb.out) s.send(sendbuf, sendcount, sendtype, st, peer, &packed);
-  for (size_t i = 0; i < nb.in.size(); ++i) {
-    const size_t k = recv_slot(nb, i);
-    s.recv(at(recvbuf, static_cast<int64_t>(displs[k]) * rt->extent), recvcounts[k], recvtype, rt, nb.in[k]);
-  }
-  return finish(s.done(), nb_form ? request : nullptr);
+  HeldTypes held(form);
+  st = held.hold(st);
+  rt = held.hold(rt);
+  std::vector<int> rc(recvcounts, recvcounts + nb.in.size()), rd(displs, displs + nb.in.size());
+  return launch(comm, form, [=, types = held](Schedule& sched) {
+    NeighbourSchedule s(sched);
+    const char* packed = nullptr;
+    for (int peer : nb.out) s.send(sendbuf, sendcount, sendtype, st, peer, &packed);
+    for (size_t i = 0; i < nb.in.size(); ++i) {
+      const size_t k = recv_slot(nb, i);
+      s.recv(at(recvbuf, static_cast<int64_t>(rd[k]) * rt->extent), rc[k], recvtype, rt, nb.in[k]);
+    }
+    return s.done();
+  }, request);
 }
 
 int neighbor_alltoall(const char* func, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, bool nb_form) {
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Form form) {
   Neighbours nb;
-  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, nb_form, &nb)) return rc;
+  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, form != Form::kBlocking, &nb)) return rc;
   if (int rc = check_count(func, comm, "sendcount", sendcount)) return rc;
   if (int rc = check_count(func, comm, "recvcount", recvcount)) return rc;
   const Type *st = nullptr, *rt = nullptr;
   if (int rc = check_type(sendtype, func, "sendtype", comm, &st)) return rc;
   if (int rc = check_type(recvtype, func, "recvtype", comm, &rt)) return rc;
 
-  NeighbourSchedule s(comm);
-  for (size_t j = 0; j < nb.out.size(); ++j)
-    s.send(at(sendbuf, static_cast<int64_t>(j) * sendcount * st->extent), sendcount, sendtype, st, nb.out[j]);
-  for (size_t i = 0; i < nb.in.size(); ++i) {
-    const size_t k = recv_slot(nb, i);
-    s.recv(at(recvbuf, static_cast<int64_t>(k) * recvcount * rt->extent), recvcount, recvtype, rt, nb.in[k]);
-  }
-  return finish(s.done(), nb_form ? request : nullptr);
+  HeldTypes held(form);
+  st = held.hold(st);
+  rt = held.hold(rt);
+  return launch(comm, form, [=, types = held](Schedule& sched) {
+    NeighbourSchedule s(sched);
+    for (size_t j = 0; j < nb.out.size(); ++j)
+      s.send(at(sendbuf, static_cast<int64_t>(j) * sendcount * st->extent), sendcount, sendtype, st, nb.out[j]);
+    for (size_t i = 0; i < nb.in.size(); ++i) {
+      const size_t k = recv_slot(nb, i);
+      s.recv(at(recvbuf, static_cast<int64_t>(k) * recvcount * rt->extent), recvcount, recvtype, rt, nb.in[k]);
+    }
+    return s.done();
+  }, request);
 }
 
 int neighbor_alltoallv(const char* func, const void* sendbuf, const int sendcounts[], const int sdispls[],
                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, bool nb_form) {
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Form form) {
   Neighbours nb;
-  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, nb_form, &nb)) return rc;
+  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, form != Form::kBlocking, &nb)) return rc;
   if (int rc = check_counts(func, comm, "sendcounts", sendcounts, nb.out.size())) return rc;
   if (int rc = check_array(func, comm, "sdispls", sdispls, nb.out.size())) return rc;
   if (int rc = check_counts(func, comm, "recvcounts", recvcounts, nb.in.size())) return rc;
@@ -544,22 +585,29 @@ int neighbor_alltoallv(const char* func, const void* sendbuf, const int sendcoun
   if (int rc = check_type(sendtype, func, "sendtype", comm, &st)) return rc;
   if (int rc = check_type(recvtype, func, "recvtype", comm, &rt)) return rc;
 
-  NeighbourSchedule s(comm);
-  for (size_t j = 0; j < nb.out.size(); ++j)
-    s.send(at(sendbuf, static_cast<int64_t>(sdispls[j]) * st->extent), sendcounts[j], sendtype, st, nb.out[j]);
-  for (size_t i = 0; i < nb.in.size(); ++i) {
-    const size_t k = recv_slot(nb, i);
-    s.recv(at(recvbuf, static_cast<int64_t>(rdispls[k]) * rt->extent), recvcounts[k], recvtype, rt, nb.in[k]);
-  }
-  return finish(s.done(), nb_form ? request : nullptr);
+  HeldTypes held(form);
+  st = held.hold(st);
+  rt = held.hold(rt);
+  std::vector<int> sc(sendcounts, sendcounts + nb.out.size()), sd(sdispls, sdispls + nb.out.size());
+  std::vector<int> rc(recvcounts, recvcounts + nb.in.size()), rd(rdispls, rdispls + nb.in.size());
+  return launch(comm, form, [=, types = held](Schedule& sched) {
+    NeighbourSchedule s(sched);
+    for (size_t j = 0; j < nb.out.size(); ++j)
+      s.send(at(sendbuf, static_cast<int64_t>(sd[j]) * st->extent), sc[j], sendtype, st, nb.out[j]);
+    for (size_t i = 0; i < nb.in.size(); ++i) {
+      const size_t k = recv_slot(nb, i);
+      s.recv(at(recvbuf, static_cast<int64_t>(rd[k]) * rt->extent), rc[k], recvtype, rt, nb.in[k]);
+    }
+    return s.done();
+  }, request);
 }
 
 int neighbor_alltoallw(const char* func, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request,
-                       bool nb_form) {
+                       Form form) {
   Neighbours nb;
-  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, nb_form, &nb)) return rc;
+  if (int rc = check_common(func, comm, sendbuf, recvbuf, request, form != Form::kBlocking, &nb)) return rc;
   if (int rc = check_counts(func, comm, "sendcounts", sendcounts, nb.out.size())) return rc;
   if (int rc = check_array(func, comm, "sdispls", sdispls, nb.out.size())) return rc;
   if (int rc = check_array(func, comm, "sendtypes", sendtypes, nb.out.size())) return rc;
@@ -577,14 +625,21 @@ int neighbor_alltoallw(const char* func, const void* sendbuf, const int sendcoun
     if (int rc = check_type(recvtypes[k], func, arg, comm, &rt[k])) return rc;
   }
 
-  NeighbourSchedule s(comm);
-  for (size_t j = 0; j < nb.out.size(); ++j)
-    s.send(at(sendbuf, sdispls[j]), sendcounts[j], sendtypes[j], st[j], nb.out[j]);
-  for (size_t i = 0; i < nb.in.size(); ++i) {
-    const size_t k = recv_slot(nb, i);
-    s.recv(at(recvbuf, rdispls[k]), recvcounts[k], recvtypes[k], rt[k], nb.in[k]);
-  }
-  return finish(s.done(), nb_form ? request : nullptr);
+  HeldTypes held(form);
+  for (auto& t : st) t = held.hold(t);
+  for (auto& t : rt) t = held.hold(t);
+  std::vector<int> sc(sendcounts, sendcounts + nb.out.size()), rc(recvcounts, recvcounts + nb.in.size());
+  std::vector<MPI_Aint> sd(sdispls, sdispls + nb.out.size()), rd(rdispls, rdispls + nb.in.size());
+  std::vector<MPI_Datatype> sh(sendtypes, sendtypes + nb.out.size()), rh(recvtypes, recvtypes + nb.in.size());
+  return launch(comm, form, [=, types = held](Schedule& sched) {
+    NeighbourSchedule s(sched);
+    for (size_t j = 0; j < nb.out.size(); ++j) s.send(at(sendbuf, sd[j]), sc[j], sh[j], st[j], nb.out[j]);
+    for (size_t i = 0; i < nb.in.size(); ++i) {
+      const size_t k = recv_slot(nb, i);
+      s.recv(at(recvbuf, rd[k]), rc[k], rh[k], rt[k], nb.in[k]);
+    }
+    return s.done();
+  }, request);
 }
 
 }  // namespace
@@ -1059,7 +1114,7 @@ extern "C" int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_D
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   XMSG_MPI_ENTRY;
   return neighbor_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                            comm, nullptr, false);
+                            comm, nullptr, Form::kBlocking);
 }
 XMSG_MPI_ALIAS(Neighbor_allgather)
 
@@ -1067,7 +1122,7 @@ extern "C" int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_
                                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   XMSG_MPI_ENTRY;
   return neighbor_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                            comm, request, true);
+                            comm, request, Form::kNonblocking);
 }
 XMSG_MPI_ALIAS(Ineighbor_allgather)
 
@@ -1076,7 +1131,7 @@ extern "C" int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_
                                         MPI_Comm comm) {
   XMSG_MPI_ENTRY;
   return neighbor_allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                             recvtype, comm, nullptr, false);
+                             recvtype, comm, nullptr, Form::kBlocking);
 }
 XMSG_MPI_ALIAS(Neighbor_allgatherv)
 
@@ -1085,7 +1140,7 @@ extern "C" int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI
                                          MPI_Comm comm, MPI_Request* request) {
   XMSG_MPI_ENTRY;
   return neighbor_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                             recvtype, comm, request, true);
+                             recvtype, comm, request, Form::kNonblocking);
 }
 XMSG_MPI_ALIAS(Ineighbor_allgatherv)
 
@@ -1093,7 +1148,7 @@ extern "C" int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Da
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   XMSG_MPI_ENTRY;
   return neighbor_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                           nullptr, false);
+                           nullptr, Form::kBlocking);
 }
 XMSG_MPI_ALIAS(Neighbor_alltoall)
 
@@ -1101,7 +1156,7 @@ extern "C" int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_D
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   XMSG_MPI_ENTRY;
   return neighbor_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                           comm, request, true);
+                           comm, request, Form::kNonblocking);
 }
 XMSG_MPI_ALIAS(Ineighbor_alltoall)
 
@@ -1110,7 +1165,7 @@ extern "C" int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts
                                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   XMSG_MPI_ENTRY;
   return neighbor_alltoallv("MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                            rdispls, recvtype, comm, nullptr, false);
+                            rdispls, recvtype, comm, nullptr, Form::kBlocking);
 }
 XMSG_MPI_ALIAS(Neighbor_alltoallv)
 
@@ -1120,7 +1175,7 @@ extern "C" int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcount
                                         MPI_Request* request) {
   XMSG_MPI_ENTRY;
   return neighbor_alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                            rdispls, recvtype, comm, request, true);
+                            rdispls, recvtype, comm, request, Form::kNonblocking);
 }
 XMSG_MPI_ALIAS(Ineighbor_alltoallv)
 
@@ -1129,7 +1184,7 @@ extern "C" int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts
                                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   XMSG_MPI_ENTRY;
   return neighbor_alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                            rdispls, recvtypes, comm, nullptr, false);
+                            rdispls, recvtypes, comm, nullptr, Form::kBlocking);
 }
 XMSG_MPI_ALIAS(Neighbor_alltoallw)
 
@@ -1139,6 +1194,60 @@ extern "C" int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcount
                                         MPI_Request* request) {
   XMSG_MPI_ENTRY;
   return neighbor_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                            rdispls, recvtypes, comm, request, true);
+                            rdispls, recvtypes, comm, request, Form::kNonblocking);
 }
 XMSG_MPI_ALIAS(Ineighbor_alltoallw)
+
+// MPI-4.0 persistent neighborhood collectives (the info argument carries no hint xmsg reads).
+extern "C" int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request) {
+  XMSG_MPI_ENTRY;
+  (void)info;
+  return neighbor_allgather("MPI_Neighbor_allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, comm, request, Form::kPersistent);
+}
+XMSG_MPI_ALIAS(Neighbor_allgather_init)
+
+extern "C" int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                             void* recvbuf, const int recvcounts[], const int displs[],
+                                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                             MPI_Request* request) {
+  XMSG_MPI_ENTRY;
+  (void)info;
+  return neighbor_allgatherv("MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                             displs, recvtype, comm, request, Form::kPersistent);
+}
+XMSG_MPI_ALIAS(Neighbor_allgatherv_init)
+
+extern "C" int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                           MPI_Request* request) {
+  XMSG_MPI_ENTRY;
+  (void)info;
+  return neighbor_alltoall("MPI_Neighbor_alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                           comm, request, Form::kPersistent);
+}
+XMSG_MPI_ALIAS(Neighbor_alltoall_init)
+
+extern "C" int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request) {
+  XMSG_MPI_ENTRY;
+  (void)info;
+  return neighbor_alltoallv("MPI_Neighbor_alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                            recvcounts, rdispls, recvtype, comm, request, Form::kPersistent);
+}
+XMSG_MPI_ALIAS(Neighbor_alltoallv_init)
+
+extern "C" int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                            MPI_Info info, MPI_Request* request) {
+  XMSG_MPI_ENTRY;
+  (void)info;
+  return neighbor_alltoallw("MPI_Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                            recvcounts, rdispls, recvtypes, comm, request, Form::kPersistent);
+}
+XMSG_MPI_ALIAS(Neighbor_alltoallw_init)

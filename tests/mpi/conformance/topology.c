@@ -608,22 +608,39 @@ static int source_of(int k, int* j) {
 static int val(int p, int j, int e) { return p * 10000 + j * 100 + e + 1; }
 static int pair_count(int p, int q) { return 1 + (p + 2 * q) % 3; }
 
-static void finish_call(int nb, int rc, MPI_Request* req, const char* what) {
+#define BUF 512
+
+/* nb: 0 blocking, 1 non-blocking (waited for), 2 persistent (MPI-4.0 _init): started twice, the
+ * receive buffer refilled with SENTINEL between the starts, both results the same, then freed. */
+static void finish_call(int nb, int rc, MPI_Request* req, const char* what, int* recv) {
   CHECK(rc == MPI_SUCCESS, "%s on %s returned %d", what, nbrs.name, rc);
-  if (nb && rc == MPI_SUCCESS) {
-    int wrc = MPI_Wait(req, MPI_STATUS_IGNORE);
-    CHECK(wrc == MPI_SUCCESS, "MPI_Wait of %s on %s returned %d", what, nbrs.name, wrc);
-    CHECK(*req == MPI_REQUEST_NULL, "MPI_Wait left the request of %s", what);
+  if (rc != MPI_SUCCESS || nb == 0) return;
+  if (nb == 2) {
+    int first[BUF];
+    CHECK_MPI(MPI_Start(req));
+    CHECK_MPI(MPI_Wait(req, MPI_STATUS_IGNORE));
+    CHECK(*req != MPI_REQUEST_NULL, "MPI_Wait freed the persistent request of %s", what);
+    memcpy(first, recv, sizeof first);
+    for (int i = 0; i < BUF; ++i) recv[i] = SENTINEL;
+    CHECK_MPI(MPI_Start(req));
+    CHECK_MPI(MPI_Wait(req, MPI_STATUS_IGNORE));
+    CHECK(memcmp(first, recv, sizeof first) == 0, "the second start of persistent %s on %s gave other data", what,
+          nbrs.name);
+    CHECK_MPI(MPI_Request_free(req));
+    CHECK(*req == MPI_REQUEST_NULL, "MPI_Request_free left the request of %s", what);
+    return;
   }
+  int wrc = MPI_Wait(req, MPI_STATUS_IGNORE);
+  CHECK(wrc == MPI_SUCCESS, "MPI_Wait of %s on %s returned %d", what, nbrs.name, wrc);
+  CHECK(*req == MPI_REQUEST_NULL, "MPI_Wait left the request of %s", what);
 }
 
 static void compare(const int* got, const int* want, int n, const char* what, int nb) {
+  static const char* form[] = {"", "non-blocking ", "persistent "};
   for (int i = 0; i < n; ++i)
-    CHECK(got[i] == want[i], "%s%s on %s: recvbuf[%d] = %d, expected %d", nb ? "non-blocking " : "", what, nbrs.name,
-          i, got[i], want[i]);
+    CHECK(got[i] == want[i], "%s%s on %s: recvbuf[%d] = %d, expected %d", form[nb], what, nbrs.name, i, got[i],
+          want[i]);
 }
-
-#define BUF 512
 
 /* Offset in ints of int e of a message made of vec2 elements (2 ints, stride 2, extent 3). */
 static int vec2_pos(int e) { return 3 * (e / 2) + 2 * (e % 2); }
@@ -644,9 +661,10 @@ static void test_allgather(int nb, int derived, MPI_Datatype vec2) {
   int rc;
   MPI_Datatype t = derived ? vec2 : MPI_INT;
   const int count = derived ? 2 : C;
-  if (nb) rc = MPI_Ineighbor_allgather(send, count, t, recv, count, t, nbrs.comm, &req);
+  if (nb == 2) rc = MPI_Neighbor_allgather_init(send, count, t, recv, count, t, nbrs.comm, MPI_INFO_NULL, &req);
+  else if (nb) rc = MPI_Ineighbor_allgather(send, count, t, recv, count, t, nbrs.comm, &req);
   else rc = MPI_Neighbor_allgather(send, count, t, recv, count, t, nbrs.comm);
-  finish_call(nb, rc, &req, derived ? "MPI_Neighbor_allgather (vector type)" : "MPI_Neighbor_allgather");
+  finish_call(nb, rc, &req, derived ? "MPI_Neighbor_allgather (vector type)" : "MPI_Neighbor_allgather", recv);
   compare(recv, want, BUF, derived ? "MPI_Neighbor_allgather (vector type)" : "MPI_Neighbor_allgather", nb);
 }
 
@@ -667,9 +685,12 @@ static void test_allgatherv(int nb) {
   }
   MPI_Request req = MPI_REQUEST_NULL;
   int rc;
-  if (nb) rc = MPI_Ineighbor_allgatherv(send, mine, MPI_INT, recv, counts, displs, MPI_INT, nbrs.comm, &req);
+  if (nb == 2)
+    rc = MPI_Neighbor_allgatherv_init(send, mine, MPI_INT, recv, counts, displs, MPI_INT, nbrs.comm, MPI_INFO_NULL,
+                                      &req);
+  else if (nb) rc = MPI_Ineighbor_allgatherv(send, mine, MPI_INT, recv, counts, displs, MPI_INT, nbrs.comm, &req);
   else rc = MPI_Neighbor_allgatherv(send, mine, MPI_INT, recv, counts, displs, MPI_INT, nbrs.comm);
-  finish_call(nb, rc, &req, "MPI_Neighbor_allgatherv");
+  finish_call(nb, rc, &req, "MPI_Neighbor_allgatherv", recv);
   compare(recv, want, BUF, "MPI_Neighbor_allgatherv", nb);
 }
 
@@ -687,9 +708,10 @@ static void test_alltoall(int nb) {
   }
   MPI_Request req = MPI_REQUEST_NULL;
   int rc;
-  if (nb) rc = MPI_Ineighbor_alltoall(send, C, MPI_INT, recv, C, MPI_INT, nbrs.comm, &req);
+  if (nb == 2) rc = MPI_Neighbor_alltoall_init(send, C, MPI_INT, recv, C, MPI_INT, nbrs.comm, MPI_INFO_NULL, &req);
+  else if (nb) rc = MPI_Ineighbor_alltoall(send, C, MPI_INT, recv, C, MPI_INT, nbrs.comm, &req);
   else rc = MPI_Neighbor_alltoall(send, C, MPI_INT, recv, C, MPI_INT, nbrs.comm);
-  finish_call(nb, rc, &req, "MPI_Neighbor_alltoall");
+  finish_call(nb, rc, &req, "MPI_Neighbor_alltoall", recv);
   compare(recv, want, BUF, "MPI_Neighbor_alltoall", nb);
 }
 
@@ -716,9 +738,11 @@ static void test_alltoallv(int nb) {
   }
   MPI_Request req = MPI_REQUEST_NULL;
   int rc;
-  if (nb) rc = MPI_Ineighbor_alltoallv(send, sc, sd, MPI_INT, recv, rcn, rd, MPI_INT, nbrs.comm, &req);
+  if (nb == 2)
+    rc = MPI_Neighbor_alltoallv_init(send, sc, sd, MPI_INT, recv, rcn, rd, MPI_INT, nbrs.comm, MPI_INFO_NULL, &req);
+  else if (nb) rc = MPI_Ineighbor_alltoallv(send, sc, sd, MPI_INT, recv, rcn, rd, MPI_INT, nbrs.comm, &req);
   else rc = MPI_Neighbor_alltoallv(send, sc, sd, MPI_INT, recv, rcn, rd, MPI_INT, nbrs.comm);
-  finish_call(nb, rc, &req, "MPI_Neighbor_alltoallv");
+  finish_call(nb, rc, &req, "MPI_Neighbor_alltoallv", recv);
   compare(recv, want, BUF, "MPI_Neighbor_alltoallv", nb);
 }
 
@@ -757,21 +781,24 @@ static void test_alltoallw(int nb) {
   }
   MPI_Request req = MPI_REQUEST_NULL;
   int rc;
-  if (nb) {
+  if (nb == 2) {
+    rc = MPI_Neighbor_alltoallw_init(send, sc, sd, st, recv, rcn, rd, rt, nbrs.comm, MPI_INFO_NULL, &req);
+    MPI_Type_free(&vec2); /* allowed: the request keeps what it needs for every start */
+  } else if (nb) {
     rc = MPI_Ineighbor_alltoallw(send, sc, sd, st, recv, rcn, rd, rt, nbrs.comm, &req);
     MPI_Type_free(&vec2); /* allowed while the operation is pending */
   } else {
     rc = MPI_Neighbor_alltoallw(send, sc, sd, st, recv, rcn, rd, rt, nbrs.comm);
     MPI_Type_free(&vec2);
   }
-  finish_call(nb, rc, &req, "MPI_Neighbor_alltoallw");
+  finish_call(nb, rc, &req, "MPI_Neighbor_alltoallw", recv);
   compare(recv, want, BUF, "MPI_Neighbor_alltoallw", nb);
 }
 
 static void test_neighborhood(const char* name, MPI_Comm comm, MPI_Datatype vec2) {
   if (comm == MPI_COMM_NULL) return;
   nbrs_init(name, comm);
-  for (int nb = 0; nb < 2; ++nb) {
+  for (int nb = 0; nb < 3; ++nb) {
     test_allgather(nb, 0, vec2);
     test_allgather(nb, 1, vec2);
     test_allgatherv(nb);
