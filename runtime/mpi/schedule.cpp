@@ -19,11 +19,10 @@ namespace {
 // Small blocks are not worth it (malloc serves them from its bins); the cache holds at most
 // XMSG_COLL_SCRATCH_CACHE bytes, evicting the smallest first. The lock is for the progress
 // thread, which may finish (and destroy) a freed request's schedule.
-// Cached blocks are page-aligned: malloc puts a large block 16 bytes past a page boundary, and
-// a copy from a page-aligned user buffer into it runs at a third of memcpy's speed (the stores
-// land 16 bytes ahead of the loads modulo 4 KiB, so every load waits on a store it only seems
-// to depend on): osu_ialltoall at 128-256 KiB spent 60-90 us of its 80-150 us packing its own
-// block.
+// Cached blocks are page-aligned: with malloc's (16 bytes past a page boundary for a large
+// block) osu_ialltoall at 128-256 KiB spent 60-90 us of its 80-150 us copying its own block out
+// of OSU's page-aligned buffer into one, a third of memcpy's speed, and page-aligned blocks do
+// not (4 KiB aliasing of the stores 16 bytes ahead of the loads is the likely cause).
 class ScratchCache {
  public:
   static constexpr size_t kSmallest = 16 * 1024;
