@@ -31,7 +31,9 @@ class ScratchCache {
   // A block of at least `bytes` (at most twice that, so a big block is not spent on a small
   // need); `*got` is its real size.
   char* take(size_t bytes, size_t* got) {
-    if (bytes >= kSmallest && capacity() > 0) {
+    *got = bytes;
+    if (!cached(bytes)) return new char[bytes];
+    {
       std::lock_guard lock(mutex_);
       auto it = free_.lower_bound(bytes);
       if (it != free_.end() && it->first / 2 <= bytes) {
@@ -42,13 +44,11 @@ class ScratchCache {
         return p;
       }
     }
-    *got = bytes;
-    return bytes >= kSmallest && capacity() > 0 ? static_cast<char*>(::operator new[](bytes, kAlign))
-                                                : new char[bytes];
+    return static_cast<char*>(::operator new[](bytes, kAlign));
   }
 
   void give(char* p, size_t bytes) {
-    if (bytes >= kSmallest && capacity() > 0) {
+    if (cached(bytes)) {
       std::lock_guard lock(mutex_);
       if (static_cast<int64_t>(bytes) <= capacity_) {
         free_.emplace(bytes, p);
@@ -80,6 +80,8 @@ class ScratchCache {
     std::call_once(read_, [this] { capacity_ = xmsgi_schedule_scratch_cache(); });
     return capacity_;
   }
+  // Blocks of this size come aligned from (and go back to) the cache; others are plain new[].
+  bool cached(size_t bytes) { return bytes >= kSmallest && capacity() > 0; }
   std::once_flag read_;
   std::mutex mutex_;
   std::multimap<size_t, char*> free_;

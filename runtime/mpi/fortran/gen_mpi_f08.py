@@ -18,11 +18,11 @@ import sys
 HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Info", "MPI_Op", "MPI_Errhandler", "MPI_Request",
            "MPI_Win", "MPI_File", "MPI_Message"]
 
-# Argument kinds: b choice buffer; i / io / iio INTEGER in / out / inout; iv / ivo INTEGER array
-# in / out; a / ao / aio INTEGER(MPI_ADDRESS_KIND) in / out / inout; l / lo LOGICAL in / out;
-# lv LOGICAL array in; h:T / ho:T / hio:T handle in / out / inout; hv:T / hvio:T handle array in /
-# inout; st status out; stv statuses out; si / so CHARACTER in / out; cpo TYPE(C_PTR) out;
-# fn MPI_User_function.
+# Argument kinds: b choice buffer; i / io INTEGER in / out; iv / ivo / iv_inout INTEGER array in /
+# out / inout; a / ao INTEGER(MPI_ADDRESS_KIND) in / out; l / lo LOGICAL in / out; lv LOGICAL
+# array in; h:T / ho:T / hio:T handle in / out / inout; hvio:T handle array inout; st / sti status
+# out / in; stv statuses out; si / so CHARACTER in / out; cpo TYPE(C_PTR) out; fn
+# MPI_User_function.
 ROUTINES = [
     # environment
     ("MPI_Init", []),
@@ -277,19 +277,14 @@ def routine(name, args):
             body.append(f"    integer :: {a}_c")
             call.append(f"{a}_c")
             post.append(f"    {a} = {a}_c /= 0")
-        elif base == "lv":
-            body.append(f"    integer :: {a}_c(size_hint_{a})")
+        elif base == "lv":  # MPI_Cart_create's periods: an INTEGER copy as long as ndims says
+            body.append(f"    integer :: {a}_c(ndims)")
+            pre.append(f"    {a}_c = merge(1, 0, {a}(1:ndims))")
             call.append(f"{a}_c")
         elif base == "fn":
             call.append(f"c_funloc({a})")
         else:
             call.append(a)
-    # logical arrays (MPI_Cart_create's periods): an INTEGER copy as long as ndims says
-    body = [b for b in body if "size_hint_" not in b]
-    for a, k in args:
-        if k == "lv":
-            body.append(f"    integer :: {a}_c(ndims)")
-            pre.append(f"    {a}_c = merge(1, 0, {a}(1:ndims))")
     call += ["e"] + [f"int(len({s}), c_size_t)" for s in strings]
     body += pre
     body += wrap(f"call {local}({', '.join(call)})", 4)
