@@ -34,8 +34,9 @@ int allgatherv_ring(const Comm& c, void* recvbuf, const int64_t* counts, const i
   for (int s = 0; s < n - 1; ++s) {
     const int send_block = (r - s + n) % n, recv_block = (r - s - 1 + 2 * n) % n;
     Step step(c);
-    if (counts[recv_block] > 0) step.recv(at(recvbuf, displs[recv_block]), counts[recv_block], left, kTagAllgather + 64);
-    if (counts[send_block] > 0) step.send(at(recvbuf, displs[send_block]), counts[send_block], right, kTagAllgather + 64);
+    // Empty blocks too: a neighbour whose counts disagree (one side 0) must meet, not wait forever.
+    step.recv(block_at(recvbuf, displs[recv_block], counts[recv_block]), counts[recv_block], left, kTagAllgather + 64);
+    step.send(block_at(recvbuf, displs[send_block], counts[send_block]), counts[send_block], right, kTagAllgather + 64);
     if (int e = step.wait()) return e;
   }
   return XMSG_SUCCESS;

@@ -72,8 +72,9 @@ int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scount
   for (int s = 1; s < n; ++s) {
     const int dest = (r + s) % n, source = (r - s + n) % n;
     Step step(c);
-    if (rcounts[source] > 0) step.recv(at(recvbuf, rdispls[source]), rcounts[source], source, kTagAlltoall + 66);
-    if (scounts[dest] > 0) step.send(at(sendbuf, sdispls[dest]), scounts[dest], dest, kTagAlltoall + 66);
+    // Empty blocks too: a pair whose counts disagree (one side 0) must meet, not wait forever.
+    step.recv(block_at(recvbuf, rdispls[source], rcounts[source]), rcounts[source], source, kTagAlltoall + 66);
+    step.send(block_at(sendbuf, sdispls[dest], scounts[dest]), scounts[dest], dest, kTagAlltoall + 66);
     if (int e = step.wait()) return e;
   }
   return XMSG_SUCCESS;

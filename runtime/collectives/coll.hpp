@@ -25,7 +25,17 @@ struct Comm {
   int rank;
   int size;
   const int* members = nullptr;
+  // This call's number among the blocking collectives on `handle` (check_comm counts them; every
+  // rank of a correct program calls them in the same order). Step folds it into every tag, so
+  // a message of an earlier call that another rank abandoned (ranks that disagreed) can never
+  // match a receive of a later one.
+  uint32_t call = 0;
   int real(int r) const { return members ? members[r] : r; }
+  // `tag` (one of Tag below, plus a round) as this call sends it: above the MPI layer's schedule
+  // tags ([2^21, 2^21 + 2^28), runtime/mpi/schedule.cpp) on the same hidden context, the call's
+  // number modulo 2^15 above the tag. A message abandoned 2^15 calls earlier could match again.
+  int call_tag(int tag) const { return static_cast<int>(kCallBase | ((call & kCallMask) << kCallShift)) | tag; }
+  static constexpr uint32_t kCallBase = 1u << 29, kCallShift = 14, kCallMask = (1u << 15) - 1;
 };
 
 // Tags on the communicator's hidden collective context. Collectives are called in the same
@@ -43,6 +53,8 @@ enum Tag : int {
   kTagNodeRegion = 9 << 10,  // setting up a communicator's shared-memory region
   kTagSizeNotice = 10 << 10,  // a stalled collective's byte count (SizeNotices)
 };
+static_assert(kTagSizeNotice + (1 << 10) <= (1 << Comm::kCallShift), "the call number sits above every tag");
+static_assert(Comm::kCallBase + ((Comm::kCallMask + 1) << Comm::kCallShift) - 1 <= XMSG_TAG_UB, "call tags fit a tag");
 
 // Asked by Step::wait, once a wait has lasted (every 256 polls), whether to give up on it: a
 // point-to-point algorithm on a communicator whose peers may have gone another way sets one
@@ -196,6 +208,12 @@ inline const std::byte* at(const void* base, int64_t offset) {
   return static_cast<const std::byte*>(base) + offset;
 }
 void copy_bytes(void* dst, const void* src, int64_t bytes);
+// The block of `bytes` at `offset` of `base`: `base` itself for an empty block, whose
+// displacement may point anywhere (and `base` be null).
+inline std::byte* block_at(void* base, int64_t offset, int64_t bytes) { return bytes > 0 ? at(base, offset) : static_cast<std::byte*>(base); }
+inline const std::byte* block_at(const void* base, int64_t offset, int64_t bytes) {
+  return bytes > 0 ? at(base, offset) : static_cast<const std::byte*>(base);
+}
 
 // ---- algorithms (buffers already validated; sizes in bytes) -------------------------------
 int barrier_dissemination(const Comm& c);
@@ -283,6 +301,9 @@ int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
 // SizeNotices instead once they stall.
 // Forgets a freed communicator's collective count (SizeNotices).
 void forget_collective_count(xmsg_comm_t comm);
+// Forgets a freed communicator's blocking collective calls (Comm::call), so a handle reused for a
+// new communicator numbers its calls from 0 on every rank.
+void forget_collective_calls(xmsg_comm_t comm);
 
 // What a stalled point-to-point collective tells the other ranks (size_notice.cpp).
 struct SizeNotice {

@@ -14,11 +14,28 @@
 
 namespace xmsg::coll {
 
+namespace {
+
+// Blocking collective calls so far, by communicator handle (Comm::call).
+std::vector<uint32_t>& calls_by_comm() {
+  static std::vector<uint32_t> calls;
+  return calls;
+}
+
+}  // namespace
+
 int check_comm(xmsg_comm_t comm, const char* func, Comm* out) {
   int rank = 0, size = 0;
   if (int e = xmsgi_check_comm(comm, func, &rank, &size)) return e;
-  *out = Comm{comm, rank, size};
+  auto& calls = calls_by_comm();
+  if (static_cast<size_t>(comm) >= calls.size()) calls.resize(static_cast<size_t>(comm) + 1, 0);
+  *out = Comm{comm, rank, size, nullptr, calls[static_cast<size_t>(comm)]++};
   return XMSG_SUCCESS;
+}
+
+void forget_collective_calls(xmsg_comm_t comm) {
+  auto& calls = calls_by_comm();
+  if (comm >= 0 && static_cast<size_t>(comm) < calls.size()) calls[static_cast<size_t>(comm)] = 0;
 }
 
 int check_type(xmsg_datatype_t type, const char* func, const char* arg, size_t* elem_size) {
@@ -113,9 +130,14 @@ void Step::add(xmsg_request_t request, int64_t expected_bytes) {
 
 void Step::send(const void* buf, int64_t bytes, int peer, int tag) {
   static const char empty = 0;
-  if (bytes > 0 && SizeDisagreement::current() && SizeDisagreement::current()->seen()) --bytes;  // passes it on
+  // Passes a disagreement on: one byte short, or one byte where none was expected (a rank whose
+  // every message in the call is empty has no byte to leave out).
+  const bool disagreed = SizeDisagreement::current() && SizeDisagreement::current()->seen();
+  const bool extra_byte = disagreed && bytes == 0;
+  if (disagreed && bytes > 0) --bytes;
   xmsg_request_t request = XMSG_REQUEST_NULL;
-  int e = xmsgi_coll_isend(bytes > 0 ? buf : &empty, bytes, comm_.real(peer), tag, comm_.handle, &request);
+  int e = xmsgi_coll_isend(bytes > 0 ? buf : &empty, extra_byte ? 1 : bytes, comm_.real(peer), comm_.call_tag(tag),
+                           comm_.handle, &request);
   if (e != XMSG_SUCCESS) {
     if (error_ == XMSG_SUCCESS) error_ = e;
     return;
@@ -126,7 +148,8 @@ void Step::send(const void* buf, int64_t bytes, int peer, int tag) {
 void Step::recv(void* buf, int64_t bytes, int peer, int tag) {
   static char empty[1];
   xmsg_request_t request = XMSG_REQUEST_NULL;
-  int e = xmsgi_coll_irecv(bytes > 0 ? buf : empty, bytes, comm_.real(peer), tag, comm_.handle, &request);
+  int e = xmsgi_coll_irecv(bytes > 0 ? buf : empty, bytes, comm_.real(peer), comm_.call_tag(tag), comm_.handle,
+                           &request);
   if (e != XMSG_SUCCESS) {
     if (error_ == XMSG_SUCCESS) error_ = e;
     return;

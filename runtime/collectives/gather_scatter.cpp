@@ -1,6 +1,8 @@
 // Gather and scatter.
 //   linear:   the root posts one receive (send) per rank at once; right for large blocks and
-//             for the v-variants, whose block sizes only the root knows.
+//             for the v-variants, whose block sizes only the root knows. Empty blocks travel
+//             as empty messages, so a rank whose count disagrees with the root's finds out
+//             (MPI_ERR_TRUNCATE) instead of one of them waiting forever.
 //   binomial: blocks travel up (down) a binomial tree rooted at the root, so the root handles
 //             log2 n messages instead of n - 1; right for small blocks. A subtree covers tree
 //             ranks [vr, vr + span), kept contiguous in a scratch buffer in tree-rank order.
@@ -22,12 +24,12 @@ int gatherv_linear(const Comm& c, const void* sendbuf, int64_t sendbytes, void* 
                    const int64_t* displs, int root) {
   Step step(c);
   if (c.rank != root) {
-    if (sendbytes > 0) step.send(sendbuf, sendbytes, root, kTagGather);
+    step.send(sendbuf, sendbytes, root, kTagGather);
     return step.wait();
   }
   for (int i = 0; i < c.size; ++i) {
-    if (i == root || counts[i] == 0) continue;
-    step.recv(at(recvbuf, displs[i]), counts[i], i, kTagGather);
+    if (i == root) continue;
+    step.recv(block_at(recvbuf, displs[i], counts[i]), counts[i], i, kTagGather);
   }
   if (sendbuf != XMSG_IN_PLACE) copy_bytes(at(recvbuf, displs[root]), sendbuf, counts[root]);
   return step.wait();
@@ -62,12 +64,12 @@ int scatterv_linear(const Comm& c, const void* sendbuf, const int64_t* counts, c
                     int64_t recvbytes, int root) {
   Step step(c);
   if (c.rank != root) {
-    if (recvbytes > 0) step.recv(recvbuf, recvbytes, root, kTagScatter);
+    step.recv(recvbuf, recvbytes, root, kTagScatter);
     return step.wait();
   }
   for (int i = 0; i < c.size; ++i) {
-    if (i == root || counts[i] == 0) continue;
-    step.send(at(sendbuf, displs[i]), counts[i], i, kTagScatter);
+    if (i == root) continue;
+    step.send(block_at(sendbuf, displs[i], counts[i]), counts[i], i, kTagScatter);
   }
   if (recvbuf != XMSG_IN_PLACE) copy_bytes(recvbuf, at(sendbuf, displs[root]), counts[root]);
   return step.wait();

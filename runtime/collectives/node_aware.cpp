@@ -58,11 +58,11 @@ bool make_layout(const Comm& c, int bcast_root, NodeLayout* out) {
 }
 
 Comm leaders_comm(const Comm& c, const NodeLayout& l) {
-  return Comm{c.handle, l.leader_index, static_cast<int>(l.leaders.size()), l.leaders.data()};
+  return Comm{c.handle, l.leader_index, static_cast<int>(l.leaders.size()), l.leaders.data(), c.call};
 }
 
 Comm local_comm(const Comm& c, const NodeLayout& l) {
-  return Comm{c.handle, l.local_index, static_cast<int>(l.local.size()), l.local.data()};
+  return Comm{c.handle, l.local_index, static_cast<int>(l.local.size()), l.local.data(), c.call};
 }
 
 bool job_spans_nodes() {

@@ -756,12 +756,15 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
       stream_chunks += chunks_for(scounts[d], chunk);
     }
   const int64_t slot_start = table_inline ? 0 : table_bytes;
+  // Whether writers that send other than inline or through the slot leave their counts in the
+  // slot (n and the slot size decide, so every reader knows).
+  const bool counts_in_slot = slot_start + 8 * n <= slot_bytes;
   // Large blocks: through our ring when the communicator's table prefers the pipelines for
   // alltoall blocks this large (as the alltoall does) and the stream fits a stamp, else single copy.
   const uint64_t mode = table_inline && table_bytes + payload <= kInlineBytes ? kInline
                         : slot_start + payload <= slot_bytes                   ? kSlot
                         : largest >= cma_min && largest <= pipe_max && stream_chunks < (int64_t{1} << 23) &&
-                                  slot_start + 8 * n <= slot_bytes
+                                  counts_in_slot
                             ? kPipelined
                         : largest >= cma_min                                   ? kSingleCopy
                                                                                : kMessages;
@@ -792,20 +795,22 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
       copy_bytes(data + offset, at(sendbuf, sdispls[d]), scounts[d]);
       offset += scounts[d];
     }
-    if (mode == kPipelined) {
-      where = stream_start[static_cast<size_t>(d)];
-      // A stream's readers must agree with us on their block's length, or one would wait for
-      // chunks that never come (or take the next block's): our counts sit in the unused slot.
-      std::memcpy(slot + slot_start + 8 * d, &scounts[d], sizeof scounts[d]);
-    }
+    if (mode == kPipelined) where = stream_start[static_cast<size_t>(d)];
+    // Readers check that we agree on their block's length (a stream's reader would wait for
+    // chunks that never come, another take stale bytes): where the data does not give it away,
+    // our counts sit in the unused part of the slot.
+    if (counts_in_slot && mode != kInline && mode != kSlot) std::memcpy(slot + slot_start + 8 * d, &scounts[d], sizeof scounts[d]);
     std::memcpy(table + sizeof(uint64_t) * (2 + d), &where, sizeof where);
   }
+  // Inline and slot data: blocks lie in destination order, so a block ends where the next one
+  // starts; our own entry (which no reader needs) holds where the last one ends.
+  if (mode == kInline || mode == kSlot) std::memcpy(table + sizeof(uint64_t) * (2 + me), &offset, sizeof offset);
   publish(s, c, seq);
   Step messages(c);
-  if (mode == kMessages)
+  if (mode == kMessages)  // empty blocks too, so that a reader expecting data is answered
     for (int step = 1; step < n; ++step) {
       const int d = (me + step) % n;
-      if (scounts[d] > 0) messages.send(at(sendbuf, sdispls[d]), scounts[d], d, kTag);
+      messages.send(block_at(sendbuf, sdispls[d], scounts[d]), scounts[d], d, kTag);
     }
   copy_bytes(at(recvbuf, rdispls[me]), at(sendbuf, sdispls[me]), std::min(scounts[me], rcounts[me]));
 
@@ -861,31 +866,50 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
       uint64_t their_head[2], where = 0;
       std::memcpy(their_head, their_table, sizeof their_head);
       std::memcpy(&where, their_table + sizeof(uint64_t) * (2 + me), sizeof where);
+      const bool first_look = got < 0;
       if (got < 0) got = 0;
-      if (len <= 0) {
+      // What `peer` sends us (-1: not known), checked against what we expect once.
+      int64_t theirs = -1;
+      if (first_look && (their_head[0] == kInline || their_head[0] == kSlot)) {
+        int next = me + 1;
+        if (next == peer) ++next;
+        uint64_t end = 0;
+        std::memcpy(&end, their_table + sizeof(uint64_t) * (2 + (next < n ? next : peer)), sizeof end);
+        theirs = static_cast<int64_t>(end - where);
+      } else if (first_look && counts_in_slot && their_head[0] != kMessages) {
+        std::memcpy(&theirs, their_slot + (table_inline ? 0 : table_bytes) + 8 * me, sizeof theirs);
+      }
+      if (theirs >= 0 && theirs != len) {
+        if (their_head[0] == kPipelined) {  // its chunks are counted per block: stop here
+          error = fail(XMSG_ERR_TRUNCATE, "%s: rank %d sends %lld bytes to rank %d, which expects %lld", func, peer,
+                       static_cast<long long>(theirs), me, static_cast<long long>(len));
+          break;
+        }
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "%s: rank %d sends %lld bytes to rank %d, which expects %lld: the ranks passed different counts "
+                      "or datatypes", func, peer, static_cast<long long>(theirs), me, static_cast<long long>(len));
+        if (SizeDisagreement* d = SizeDisagreement::current()) d->note(text);
+        else error = fail(XMSG_ERR_TRUNCATE, "%s", text);
+      }
+      // No more than both sides agree on; a message carries its own length.
+      const int64_t take = theirs >= 0 ? std::min(theirs, len) : len;
+      if (take <= 0 && their_head[0] != kMessages) {
+        got = len;
         ++complete;
         continue;
       }
       switch (their_head[0]) {
         case kInline:
-          copy_bytes(at(recvbuf, rdispls[peer]), their_table + where, len);
+          copy_bytes(at(recvbuf, rdispls[peer]), their_table + where, take);
           break;
         case kSlot:
-          copy_bytes(at(recvbuf, rdispls[peer]), their_slot + where, len);
+          copy_bytes(at(recvbuf, rdispls[peer]), their_slot + where, take);
           break;
         case kSingleCopy:
-          error = read_peer(s, c, peer, their_head[1] + where, at(recvbuf, rdispls[peer]), len, func);
+          error = read_peer(s, c, peer, their_head[1] + where, at(recvbuf, rdispls[peer]), take, func);
           break;
         case kPipelined:
-          if (got == 0) {
-            int64_t theirs = 0;
-            std::memcpy(&theirs, their_slot + (table_inline ? 0 : table_bytes) + 8 * me, sizeof theirs);
-            if (theirs != len) {
-              error = fail(XMSG_ERR_TRUNCATE, "%s: rank %d sends %lld bytes to rank %d, which expects %lld", func, peer,
-                           static_cast<long long>(theirs), me, static_cast<long long>(len));
-              break;
-            }
-          }
           while (got < len) {
             const uint64_t k = where + static_cast<uint64_t>(got / chunk);
             const std::byte* src = pipe_chunk(s, peer, seq, k);
@@ -898,7 +922,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
           if (got < len) continue;
           break;
         default:
-          messages.recv(at(recvbuf, rdispls[peer]), len, peer, kTag);
+          messages.recv(block_at(recvbuf, rdispls[peer], len), len, peer, kTag);
           break;
       }
       got = len;
@@ -1329,4 +1353,5 @@ void xmsgi_coll_comm_freed(xmsg_comm_t comm) {
   auto& states = xmsg::coll::by_comm();
   if (comm >= 0 && static_cast<size_t>(comm) < states.size()) states[static_cast<size_t>(comm)].reset();
   xmsg::coll::forget_collective_count(comm);
+  xmsg::coll::forget_collective_calls(comm);
 }

@@ -1,40 +1,101 @@
-/* coll_count_mismatch OP: the ranks of a 2-rank job pass different counts to one collective
- * (rank 0 four ints, rank 1 eight); with MPI_ERRORS_RETURN every rank must get MPI_ERR_TRUNCATE
- * instead of wrong data or a hang (issue 19, finding 9). OP: allreduce, bcast-short (root sends
- * fewer than the other expects), bcast-long (root sends more). Exits 0 when every rank saw it.
- * Sizes that make the ranks pick different algorithms: coll_algorithm_mismatch.c. */
+/* coll_count_mismatch CASE: the 2 ranks of a job pass counts that disagree to one collective;
+ * with MPI_ERRORS_RETURN the rank that receives the disagreeing data must get MPI_ERR_TRUNCATE
+ * (the other may succeed: it cannot tell), no rank may hang, and the communicator's next
+ * collectives must deliver the right data: a message of the failed call must not reach them
+ * (issue 19, finding 9). Cases:
+ *   allreduce        rank 0 four ints, rank 1 eight (both must fail)
+ *   bcast-short      the root sends fewer than rank 1 expects; bcast-long more
+ *   *-empty          one rank passes count 0, the other 4 (a rank whose every message is empty)
+ *   gatherv-zero     rank 1 sends nothing, the root expects 4 from it
+ *   scatterv-zero    the root sends nothing to rank 1, which expects 4
+ *   allgatherv-zero  rank 0's recvcounts[1] is 0, rank 1 sends 4
+ *   alltoallv-*      rank 0 sends rank 1 a block of 0 (zero-send), 2 (short) or 6 (long) ints
+ *                    where rank 1 expects 4, or rank 1 expects 0 from rank 0 (zero-recv)
+ * Exits 0 when every rank behaved. Sizes that make the ranks pick different algorithms:
+ * coll_algorithm_mismatch.c. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
+enum { kBoth = -1 };
+
 int main(int argc, char** argv) {
   const char* op = argc > 1 ? argv[1] : "allreduce";
   MPI_Init(&argc, &argv);
-  int rank = 0;
+  int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int in[8] = {1, 1, 1, 1, 1, 1, 1, 1}, out[8] = {0};
-  int rc = MPI_SUCCESS;
-  if (strcmp(op, "allreduce") == 0) {
-    rc = MPI_Allreduce(in, out, rank == 0 ? 4 : 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  } else if (strcmp(op, "bcast-short") == 0) {
-    rc = MPI_Bcast(in, rank == 0 ? 4 : 8, MPI_INT, 0, MPI_COMM_WORLD);
-  } else if (strcmp(op, "bcast-long") == 0) {
-    rc = MPI_Bcast(in, rank == 0 ? 8 : 4, MPI_INT, 0, MPI_COMM_WORLD);
-  } else {
-    fprintf(stderr, "usage: coll_count_mismatch [allreduce|bcast-short|bcast-long]\n");
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    fprintf(stderr, "coll_count_mismatch: run with 2 ranks\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  int cls = MPI_SUCCESS;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int in[16], out[16];
+  for (int i = 0; i < 16; ++i) in[i] = 100 * rank + i, out[i] = -1;
+  int scounts[2] = {4, 4}, sdispls[2] = {0, 8}, rcounts[2] = {4, 4}, rdispls[2] = {0, 8};
+  int rc = MPI_SUCCESS, must_fail = kBoth;  /* the rank that must see MPI_ERR_TRUNCATE, or both */
+  const MPI_Comm w = MPI_COMM_WORLD;
+  if (strcmp(op, "allreduce") == 0) {
+    rc = MPI_Allreduce(in, out, rank == 0 ? 4 : 8, MPI_INT, MPI_SUM, w);
+  } else if (strcmp(op, "bcast-short") == 0) {
+    rc = MPI_Bcast(in, rank == 0 ? 4 : 8, MPI_INT, 0, w), must_fail = 1;
+  } else if (strcmp(op, "bcast-long") == 0) {
+    rc = MPI_Bcast(in, rank == 0 ? 8 : 4, MPI_INT, 0, w), must_fail = 1;
+  } else if (strcmp(op, "allreduce-empty") == 0) {
+    rc = MPI_Allreduce(in, out, rank == 0 ? 0 : 4, MPI_INT, MPI_SUM, w);
+  } else if (strcmp(op, "bcast-empty-root") == 0) {
+    rc = MPI_Bcast(in, rank == 0 ? 0 : 4, MPI_INT, 0, w), must_fail = 1;
+  } else if (strcmp(op, "bcast-empty-leaf") == 0) {
+    rc = MPI_Bcast(in, rank == 1 ? 0 : 4, MPI_INT, 0, w), must_fail = 1;
+  } else if (strcmp(op, "reduce-empty") == 0) {
+    rc = MPI_Reduce(in, out, rank == 1 ? 0 : 4, MPI_INT, MPI_SUM, 0, w), must_fail = 0;
+  } else if (strcmp(op, "allgather-empty") == 0) {
+    const int n = rank == 0 ? 0 : 4;
+    rc = MPI_Allgather(in, n, MPI_INT, out, n, MPI_INT, w);
+  } else if (strcmp(op, "alltoall-empty") == 0) {
+    const int n = rank == 0 ? 0 : 4;
+    rc = MPI_Alltoall(in, n, MPI_INT, out, n, MPI_INT, w);
+  } else if (strcmp(op, "gatherv-zero") == 0) {
+    rc = MPI_Gatherv(in, rank == 1 ? 0 : 4, MPI_INT, out, rcounts, rdispls, MPI_INT, 0, w), must_fail = 0;
+  } else if (strcmp(op, "scatterv-zero") == 0) {
+    if (rank == 0) scounts[1] = 0;
+    rc = MPI_Scatterv(in, scounts, sdispls, MPI_INT, out, 4, MPI_INT, 0, w), must_fail = 1;
+  } else if (strcmp(op, "allgatherv-zero") == 0) {
+    if (rank == 0) rcounts[1] = 0;
+    rc = MPI_Allgatherv(in, 4, MPI_INT, out, rcounts, rdispls, MPI_INT, w), must_fail = 0;
+  } else if (strncmp(op, "alltoallv-", 10) == 0) {
+    const char* how = op + 10;
+    if (strcmp(how, "zero-recv") == 0) {
+      if (rank == 1) rcounts[0] = 0;
+    } else if (rank == 0) {
+      scounts[1] = strcmp(how, "zero-send") == 0 ? 0 : strcmp(how, "short") == 0 ? 2 : 6;
+    }
+    rc = MPI_Alltoallv(in, scounts, sdispls, MPI_INT, out, rcounts, rdispls, MPI_INT, w), must_fail = 1;
+  } else {
+    fprintf(stderr, "coll_count_mismatch: unknown case %s (see the file header)\n", op);
+    MPI_Abort(w, 2);
+  }
+  int cls = MPI_SUCCESS, len = 0;
   MPI_Error_class(rc, &cls);
   char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
   MPI_Error_string(rc, text, &len);
-  /* The root of a bcast-short only sends: it cannot know, and MPI lets it succeed. */
-  const int root_may_succeed = strncmp(op, "bcast", 5) == 0 && rank == 0;
-  const int ok = cls == MPI_ERR_TRUNCATE || (root_may_succeed && cls == MPI_SUCCESS);
+  const int must = must_fail == kBoth || must_fail == rank;
+  int ok = cls == MPI_ERR_TRUNCATE || (!must && cls == MPI_SUCCESS);
   printf("coll_count_mismatch %s: rank %d: %s: %s\n", op, rank, ok ? "ok" : "WRONG", text);
+
+  /* The next collectives on the communicator: right data, nothing of the failed call. */
+  int one = rank + 1, sum = 0;
+  int later = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, w) == MPI_SUCCESS && sum == 3;
+  int a[8], b[8], c4[2] = {4, 4}, d4[2] = {0, 4};
+  for (int i = 0; i < 8; ++i) a[i] = 10 * rank + i, b[i] = -1;
+  later = later && MPI_Alltoallv(a, c4, d4, MPI_INT, b, c4, d4, MPI_INT, w) == MPI_SUCCESS;
+  for (int p = 0; p < 2; ++p)
+    for (int k = 0; k < 4; ++k) later = later && b[4 * p + k] == 10 * p + 4 * rank + k;
+  int root_data[4] = {7, 8, 9, 10};
+  if (rank != 0) memset(root_data, 0, sizeof root_data);
+  later = later && MPI_Bcast(root_data, 4, MPI_INT, 0, w) == MPI_SUCCESS && root_data[3] == 10;
+  printf("coll_count_mismatch %s: rank %d: later collectives %s\n", op, rank, later ? "ok" : "WRONG");
   fflush(stdout);
   MPI_Finalize();
-  return ok ? 0 : 1;
+  return ok && later ? 0 : 1;
 }
