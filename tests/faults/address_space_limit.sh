@@ -3,7 +3,9 @@
 # Jobs under a tight address-space limit (`ulimit -v`, issue 19 finding 11). Each one must either
 # run (every rank's success line, exit 0) or end non-zero within seconds saying that the address
 # space ran out ("out of address space" with the limit, or mmap's "Cannot allocate memory");
-# never a segfault, never a hang. And nothing may be left behind: no process of the job, no
+# never a segfault, never a hang (xmsgrun --timeout 30 turns one into exit 124, a failure here;
+# the time each job took is printed, not asserted: 64 ranks on 2 cores beside another test took
+# 24 s in CI). And nothing may be left behind: no process of the job, no
 # /dev/shm/xmsg-<nspace>* segment, no job directory.
 # The cases, and what they did before the fix:
 #   80000 kB, 64 ranks of mpi_hello   no failure seen here (shm's needs have shrunk), kept as
@@ -39,7 +41,6 @@ check() {
   if [ -z "$bad" ] && grep -Eq "signal (7|11)|Segmentation fault|Bus error" "$out"; then
     bad="something crashed"
   fi
-  [ -z "$bad" ] && [ "$took" -gt 20 ] && bad="the job took $took s to end"
   # The node servers and ranks are in the job's session (setsid below); nspace = xmsg.<pid>.<hex>.
   # Zombies are dead already (ranks whose node server died wait a moment for init to reap them).
   left=$(ps -o stat=,pid=,args= -s "$pid" | grep -v "^Z")

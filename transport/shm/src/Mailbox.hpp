@@ -155,12 +155,14 @@ struct SegmentIdentity {
   int64_t owner_pid;
   uint64_t owner_rank;
   uint64_t mailboxes;
-  uint64_t local_ranks;
+  uint32_t local_ranks;
+  int32_t owner_fd;
   uint64_t probe_addr;
   uint64_t probe_value;
 };
 static_assert(sizeof(SegmentIdentity) == kCell && offsetof(QueueControl, magic) == 2 * kCell &&
-              offsetof(QueueControl, probe_value) == 2 * kCell + offsetof(SegmentIdentity, probe_value));
+              offsetof(QueueControl, probe_value) == 2 * kCell + offsetof(SegmentIdentity, probe_value) &&
+              offsetof(QueueControl, owner_fd) == 2 * kCell + offsetof(SegmentIdentity, owner_fd));
 
 // [QueueControl][ring cells] (page-rounded) [claims page: mapped_by line, claims: u32 x
 // (mailboxes + 1)] (page-rounded) | [192-byte gap][mailbox 0][mailbox 1]...

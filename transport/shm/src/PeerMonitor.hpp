@@ -21,6 +21,8 @@ class PeerMonitor {
   // Ranks newly found dead since the last call (each reported once), with a reason.
   std::vector<std::pair<int, std::string>> check();
   void clear();
+  // The pidfd of the `index`th peer watched (-1: none could be opened).
+  int pidfd(size_t index) const { return peers_[index].pidfd; }
 
  private:
   struct Watched {

@@ -65,7 +65,10 @@ struct QueueControl {
   // A rank's ring only (0 in mailboxes): the rest of what peers learn about its segment at
   // wire-up, read with pread(2) before anything is mapped (SegmentIdentity).
   uint64_t mailboxes;    // size of the segment's mailbox pool
-  uint64_t local_ranks;  // the node's ranks as the owner counts them (selection must agree)
+  uint32_t local_ranks;  // the node's ranks as the owner counts them (selection must agree)
+  // The owner's descriptor of its segment for pidfd_getfd(2), or -1: then the segment is
+  // reachable only through its /dev/shm name (docs/shm.md, XMSG_SHM_NAMELESS).
+  int32_t owner_fd;
   uint64_t probe_addr;   // a word in the owner's memory for the CMA probe, and its value
   uint64_t probe_value;
 };

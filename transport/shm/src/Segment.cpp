@@ -35,7 +35,7 @@ std::string shortage_text(const std::string& name, size_t bytes, int err) {
 
 }  // namespace
 
-Segment Segment::create(const std::string& name, size_t bytes) {
+Segment Segment::create(const std::string& name, size_t bytes, bool keep_descriptor) {
   int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0 && errno == EEXIST) {
     // Left over by a killed job that reused this id: it is ours (0600), replace it.
@@ -52,7 +52,7 @@ Segment Segment::create(const std::string& name, size_t bytes) {
   }
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   int saved = errno;
-  ::close(fd);
+  if (p == MAP_FAILED || !keep_descriptor) ::close(fd);
   if (p == MAP_FAILED) {
     errno = saved;
     std::string msg = errno_text("mmap", name);
@@ -64,6 +64,7 @@ Segment Segment::create(const std::string& name, size_t bytes) {
   s.data_ = p;
   s.bytes_ = bytes;
   s.owner_linked_ = true;
+  s.fd_ = keep_descriptor ? fd : -1;
   return s;
 }
 
@@ -96,14 +97,17 @@ Segment Segment::map(int fd, const std::string& name, size_t offset, size_t byte
 Segment& Segment::operator=(Segment&& o) noexcept {
   if (this != &o) {
     unlink();
+    close_descriptor();
     if (data_) ::munmap(data_, bytes_);
     name_ = std::move(o.name_);
     data_ = o.data_;
     bytes_ = o.bytes_;
     owner_linked_ = o.owner_linked_;
+    fd_ = o.fd_;
     o.data_ = nullptr;
     o.bytes_ = 0;
     o.owner_linked_ = false;
+    o.fd_ = -1;
   }
   return *this;
 }
@@ -115,8 +119,14 @@ void Segment::unlink() {
   }
 }
 
+void Segment::close_descriptor() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
 Segment::~Segment() {
   unlink();
+  close_descriptor();
   if (data_) ::munmap(data_, bytes_);
   data_ = nullptr;
 }

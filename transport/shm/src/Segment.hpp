@@ -10,7 +10,9 @@ class Segment {
  public:
   Segment() = default;
   // Creates (exclusively; a stale object of the same name is replaced) and maps `bytes`.
-  static Segment create(const std::string& name, size_t bytes);
+  // `keep_descriptor`: hold the object open (descriptor()) so that peers can take it with
+  // pidfd_getfd(2) once the name is gone.
+  static Segment create(const std::string& name, size_t bytes, bool keep_descriptor = false);
   // Maps an existing object created by a peer. `populate`: fill the page tables now (no minor
   // fault per 4 KiB on first use, at the price of the whole range in this process's Rss).
   static Segment open(const std::string& name, size_t bytes, bool populate = true);
@@ -27,6 +29,9 @@ class Segment {
   void* data() const { return data_; }
   size_t size() const { return bytes_; }
   const std::string& name() const { return name_; }
+  // The open object, when create() was asked to keep it; -1 otherwise.
+  int descriptor() const { return fd_; }
+  void close_descriptor();
   // Removes the name from /dev/shm; mappings stay valid. Idempotent.
   void unlink();
 
@@ -35,6 +40,7 @@ class Segment {
   void* data_ = nullptr;
   size_t bytes_ = 0;
   bool owner_linked_ = false;
+  int fd_ = -1;
 };
 
 }  // namespace xmsg::transport::shm

@@ -1,17 +1,23 @@
-// ShmTransport: ties the pieces together. Wire-up (collective, one fence):
+// ShmTransport: ties the pieces together. Wire-up (collective, two fences):
 //   1. each rank that has local peers creates its segment (ReceiveQueue, mailbox claims, a pool
 //      of mailboxes), binds it to its NUMA node and writes its identity into the ring control:
-//      pid, ring size, pool size, local rank count, CMA probe;
+//      pid, ring size, pool size, local rank count, CMA probe, and the descriptor peers may
+//      take with pidfd_getfd (-1: they cannot);
 //   2. fence -> read every local peer's identity (pread, nothing mapped), open a pidfd, probe
-//      CMA.
+//      CMA;
+//   3. fence -> every identity has been read: when every local rank's descriptor can be taken,
+//      each owner unlinks its name now (XMSG_SHM_NAMELESS), so nothing of the job is left in
+//      /dev/shm however it ends.
 // A peer's segment is mapped when this rank first sends to it (only the ring, the claims and
-// the mailbox it claims there); the owner unlinks its name once every local peer has mapped it,
-// or at teardown. docs/shm.md has the sizes and why.
+// the mailbox it claims there), through the owner's descriptor or else its name; a name that
+// is still there goes once every local peer has mapped it, or at teardown. docs/shm.md has the
+// sizes and why.
 #include <xmsg/bootstrap/bootstrap.hpp>
 #include <xmsg/bootstrap/parameters.hpp>
 #include <xmsg/transport/shm.hpp>
 
 #include "CmaCopy.hpp"
+#include "DescriptorTaking.hpp"
 #include "Mailbox.hpp"
 #include "PeerMonitor.hpp"
 #include "ReceiveQueue.hpp"
@@ -99,6 +105,7 @@ class ShmTransport final : public Transport {
     const auto queue_bytes = static_cast<uint64_t>(params::integer("XMSG_SHM_QUEUE_BYTES"));
     cells_ = round_pow2(queue_bytes / kCell);
     cma_wanted_ = params::flag("XMSG_SHM_CMA");
+    nameless_wanted_ = params::flag("XMSG_SHM_NAMELESS");
     check_interval_ns_ = static_cast<uint64_t>(params::integer("XMSG_SHM_LIVENESS_US")) * 1000;
     if (const std::string spacing = params::choice("XMSG_SHM_POLL_SPACING"); spacing == "near")
       spacing_ = PollSpacing::Regime::kNear;
@@ -131,7 +138,7 @@ class ShmTransport final : public Transport {
     const SegmentLayout layout{cells_, std::min<uint64_t>(peers.size(), mailbox_pool_limit())};
     cma_probe_word = 0x5eed0000'0000'0000ULL ^ static_cast<uint64_t>(::getpid());
     if (active) {
-      own_ = Segment::create(segment_name(boot_.job_id(), boot_.rank()), layout.bytes());
+      own_ = Segment::create(segment_name(boot_.job_id(), boot_.rank()), layout.bytes(), nameless_wanted_);
       void* base = own_.data();
       bind_to_local_numa(base, own_.size());
       std::memset(base, 0, own_.size());  // first touch after binding
@@ -141,7 +148,8 @@ class ShmTransport final : public Transport {
       ctl->owner_pid = ::getpid();
       ctl->owner_rank = static_cast<uint64_t>(boot_.rank());
       ctl->mailboxes = layout.mailboxes;
-      ctl->local_ranks = local_ranks;
+      ctl->local_ranks = static_cast<uint32_t>(local_ranks);
+      ctl->owner_fd = nameless_wanted_ && descriptors_takable(own_.descriptor()) ? own_.descriptor() : -1;
       ctl->probe_addr = reinterpret_cast<uint64_t>(&cma_probe_word);
       ctl->probe_value = cma_probe_word;
       consumer_ = QueueConsumer(ctl, SegmentLayout::ring_cells_of(base), cells_, peers.size() == 1);
@@ -166,6 +174,8 @@ class ShmTransport final : public Transport {
 
     max_payload_ = ~uint64_t(0);
     cma_all_ = cma_wanted_;
+    // Every local rank reads the same identities, so all of them reach the same verdict.
+    nameless_ = active && SegmentLayout::ring_control(own_.data())->owner_fd >= 0;
     peers_.reserve(peers.size());
     for (int peer : peers) {
       const SegmentIdentity h = read_identity(peer);
@@ -181,11 +191,19 @@ class ShmTransport final : public Transport {
       p.pid = static_cast<pid_t>(h.owner_pid);
       p.layout = SegmentLayout{h.ring_cells, h.mailboxes};
       max_payload_ = std::min<uint64_t>(max_payload_, QueueProducer::max_payload_of(h.ring_cells));
+      p.owner_fd = h.owner_fd;
+      nameless_ = nameless_ && h.owner_fd >= 0;
       p.cma_ok = cma_wanted_ && cma_probe(p.pid, h.probe_addr, h.probe_value);
       cma_all_ = cma_all_ && p.cma_ok;
       monitor_.watch(peer, p.pid);
       peers_.push_back(std::move(p));
     }
+    // Past this fence every local peer has read our identity: the name has done its work. The
+    // fence is collective, so it depends only on what every rank of the job sees alike (every
+    // rank alone on its node: no segments at all).
+    if (nameless_wanted_ && boot_.num_nodes() < world) boot_.fence(false);
+    if (nameless_) own_.unlink();
+    else own_.close_descriptor();
     // peers_ is complete: its addresses hold from here on.
     for (Peer& p : peers_) peer_at_[static_cast<size_t>(p.rank)] = &p;
     inboxes_.clear();
@@ -334,6 +352,7 @@ class ShmTransport final : public Transport {
     bool cma_ok = false;
     bool mapped = false;
     bool map_failure_reported = false;
+    int owner_fd = -1;        // the peer's descriptor of its segment (SegmentIdentity)
     SegmentLayout layout;     // of the peer's segment, from its identity
     Segment segment;          // the peer's ring and claims; unmapped until our first send
     Segment mailbox_pages;    // the pages of the mailbox we claimed there (none: pool full)
@@ -365,10 +384,14 @@ class ShmTransport final : public Transport {
   bool map_peer(Peer& p) {
     if (!p.map_error.empty()) return false;
     const std::string name = segment_name(boot_.job_id(), p.rank);
-    const int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
+    const int fd = nameless_ ? take_descriptor(monitor_.pidfd(static_cast<size_t>(&p - peers_.data())), p.owner_fd)
+                             : ::shm_open(name.c_str(), O_RDWR, 0600);
     if (fd < 0) {
-      p.map_error = "shm: cannot map the segment of rank " + std::to_string(p.rank) + " (/dev/shm" + name +
-                    "): " + std::strerror(errno);
+      p.map_error = "shm: cannot map the segment of rank " + std::to_string(p.rank) +
+                    (nameless_ ? " (pid " + std::to_string(p.pid) + ", its descriptor " + std::to_string(p.owner_fd) +
+                                     " by pidfd_getfd): " + std::strerror(errno) +
+                                     "; XMSG_SHM_NAMELESS=off maps segments by their /dev/shm names instead"
+                               : " (/dev/shm" + name + "): " + std::strerror(errno));
       return false;
     }
     try {
@@ -504,6 +527,8 @@ class ShmTransport final : public Transport {
   uint64_t cells_ = 0;
   bool cma_wanted_ = true;
   bool cma_all_ = false;
+  bool nameless_wanted_ = true;  // XMSG_SHM_NAMELESS
+  bool nameless_ = false;        // every local rank's segment is taken by descriptor
   uint64_t max_payload_ = 0;
   Segment own_;
   SegmentLayout own_layout_;
