@@ -4,13 +4,14 @@
 # exchanged one message each (most pairs never mapped each other) is killed with kill -9 of
 # every rank once each has said which segment it owns. Under mpirun and srun nobody sweeps
 # /dev/shm afterwards, so the names must be gone already while the job runs.
-#   LAUNCHER_KIND  xmsgrun | mpirun (the launcher's own options are added here)
+#   LAUNCHER_KIND  xmsgrun | mpirun | srun (the launcher's own options are added here; srun needs
+#                  SLURM_CONF naming a running cluster, tests/engines)
 #   NAMELESS       XMSG_SHM_NAMELESS for the ranks (default on). With off the names must still
 #                  be there while the job runs: the check below can tell the two apart.
 # Passes when, with names wanted gone, no rank's segment has a name in /dev/shm while the job
 # runs and none is there after the kill; with off, every rank's name is there while it runs.
 set -u
-[ $# -ge 3 ] || { echo "usage: shm_names.sh xmsgrun|mpirun LAUNCHER HOLD [on|off]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: shm_names.sh xmsgrun|mpirun|srun LAUNCHER HOLD [on|off]" >&2; exit 2; }
 kind=$1 launcher=$2 hold=$3 nameless=${4:-on}
 out=$(mktemp)
 lpid=""
@@ -24,6 +25,7 @@ case $kind in
   xmsgrun) "$launcher" --timeout 60 -n 4 -x XMSG_SHM_NAMELESS="$nameless" "$hold" > "$out" 2>&1 & ;;
   mpirun) OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 XMSG_SHM_NAMELESS="$nameless" \
           "$launcher" --oversubscribe -n 4 -x XMSG_SHM_NAMELESS "$hold" > "$out" 2>&1 & ;;
+  srun) XMSG_SHM_NAMELESS="$nameless" "$launcher" --mpi=pmix --overcommit -n 4 --time=2 "$hold" > "$out" 2>&1 & ;;
   *) echo "shm_names.sh: unknown launcher kind '$kind'" >&2; exit 2 ;;
 esac
 lpid=$!
@@ -52,10 +54,10 @@ lpid=""
 [ "$status" -ne 0 ] || fail "the job ended with status 0 after its ranks were killed"
 left=""
 for s in $segments; do [ -e "$s" ] && left="$left $s"; done
-if [ "$kind" = mpirun ] && [ "$nameless" = off ]; then
-  # What this guards against; removed here so the run leaves nothing.
+if [ "$kind" != xmsgrun ] && [ "$nameless" = off ]; then
+  # What this guards against (not a test case); removed here so the run leaves nothing.
   [ -n "$left" ] && rm -f $left
-  echo "ok: with names kept, mpirun left:${left:- nothing}"
+  echo "ok: with names kept, $kind left:${left:- nothing}"
   exit 0
 fi
 [ -z "$left" ] || fail "left in /dev/shm after the kill:$left"
