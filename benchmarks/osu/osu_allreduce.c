@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 
     static const struct osu_defaults defaults = {
         OSU_COLLECTIVE, "Allreduce Latency Test", "osu_allreduce", sizeof(float),
-        (size_t)1 << 20, 1000, 100, 200, 10, 1};
+        (size_t)1 << 20, 1000, 100, 200, 10, 1, 0};
     struct osu_options o;
     int parsed = osu_parse_options(argc, argv, rank, &defaults, &o);
     if (parsed != 0)

@@ -13,7 +13,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
     static const struct osu_defaults defaults = {
-        OSU_COLLECTIVE, "Barrier Latency Test", "osu_barrier", 0, 0, 1000, 1000, 200, 200, 0};
+        OSU_COLLECTIVE, "Barrier Latency Test", "osu_barrier", 0, 0, 1000, 1000, 200, 200, 0, 0};
     struct osu_options o;
     int parsed = osu_parse_options(argc, argv, rank, &defaults, &o);
     if (parsed != 0)

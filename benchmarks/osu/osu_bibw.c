@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 
     static const struct osu_defaults defaults = {
         OSU_PT2PT_BANDWIDTH, "Bi-Directional Bandwidth Test", "osu_bibw", 1, (size_t)1 << 22,
-        100, 20, 10, 2, 1};
+        100, 20, 10, 2, 1, 0};
     struct osu_options o;
     int parsed = osu_parse_options(argc, argv, rank, &defaults, &o);
     if (parsed != 0)

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
     static const struct osu_defaults defaults = {
-        OSU_PT2PT_BANDWIDTH, "Bandwidth Test", "osu_bw", 1, (size_t)1 << 22, 100, 20, 10, 2, 1};
+        OSU_PT2PT_BANDWIDTH, "Bandwidth Test", "osu_bw", 1, (size_t)1 << 22, 100, 20, 10, 2, 1, 0};
     struct osu_options o;
     int parsed = osu_parse_options(argc, argv, rank, &defaults, &o);
     if (parsed != 0)

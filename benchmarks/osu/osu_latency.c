@@ -13,7 +13,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
     static const struct osu_defaults defaults = {
-        OSU_PT2PT_LATENCY, "Latency Test", "osu_latency", 0, (size_t)1 << 22, 10000, 1000, 100, 10, 1};
+        OSU_PT2PT_LATENCY, "Latency Test", "osu_latency", 0, (size_t)1 << 22, 10000, 1000, 100, 10, 1, 0};
     struct osu_options o;
     int parsed = osu_parse_options(argc, argv, rank, &defaults, &o);
     if (parsed != 0)

@@ -67,6 +67,8 @@ static void print_usage(const struct osu_defaults *d)
         printf("  -W WINDOW      messages in flight per iteration (default 64)\n");
     if (d->kind == OSU_COLLECTIVE)
         printf("  -f             also print min/max latency over ranks and the iteration count\n");
+    if (d->has_threads)
+        printf("  -t THREADS     threads per rank, each in a ping-pong of its own (1..64, default 2)\n");
     if (d->has_size) {
         printf("  -O, --buffer-offset OFFSET\n"
                "                 place every buffer OFFSET bytes past a page boundary\n"
@@ -96,6 +98,7 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
     o->skip = d->skip;
     o->skip_large = d->skip_large;
     o->window = 64;
+    o->threads = 2;
     o->full = 0;
     o->buffer_offset = 0;
     o->use_malloc = 0;
@@ -138,7 +141,7 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
             return -1;
         }
         if (arg[0] != '-' || arg[1] == '\0' ||
-            (arg[2] != '\0' && strchr("mixWO", arg[1]) == NULL)) {
+            (arg[2] != '\0' && strchr("mixWOt", arg[1]) == NULL)) {
             if (rank == 0)
                 fprintf(stderr, "error: unknown argument '%s' (try -h)\n", arg);
             return -1;
@@ -153,7 +156,8 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
             o->full = 1;
             continue;
         }
-        if (strchr("mixWO", flag) == NULL || (flag == 'W' && d->kind != OSU_PT2PT_BANDWIDTH) ||
+        if (strchr("mixWOt", flag) == NULL || (flag == 'W' && d->kind != OSU_PT2PT_BANDWIDTH) ||
+            (flag == 't' && !d->has_threads) ||
             ((flag == 'm' || flag == 'O') && !d->has_size)) {
             if (rank == 0)
                 fprintf(stderr, "error: unknown option '%s' for %s (try -h)\n", arg, d->usage);
@@ -199,6 +203,13 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
             if (parse_positive_int(value, 1, &n) != 0)
                 return bad_argument(rank, name, value, "a non-negative integer");
             o->skip = o->skip_large = n;
+            break;
+        }
+        case 't': {
+            int n;
+            if (parse_positive_int(value, 0, &n) != 0 || n > 64)
+                return bad_argument(rank, name, value, "an integer in 1..64");
+            o->threads = n;
             break;
         }
         case 'W': {

@@ -25,6 +25,7 @@ struct osu_defaults {
     int iterations, iterations_large;
     int skip, skip_large;
     int has_size;          /* 0 for barrier: the size column is printed as 0 */
+    int has_threads;       /* latency_mt: takes -t THREADS */
 };
 
 struct osu_options {
@@ -36,6 +37,7 @@ struct osu_options {
     int full;              /* collectives: -f adds min/max/iterations columns */
     size_t buffer_offset;  /* -O / --buffer-offset: bytes past a page boundary (default 0) */
     int use_malloc;        /* --malloc: buffers from plain malloc(), no alignment control */
+    int threads;           /* -t: threads per rank (latency_mt; default 2) */
 };
 
 /* Returns 0 to run, 1 when the program should exit successfully (-h), -1 on a bad argument

@@ -19,6 +19,7 @@ import sys
 
 HEADERS = {
     "latency": "Latency (us)",
+    "latency_mt": "Latency (us)",
     "bw": "Bandwidth (MB/s)",
     "bibw": "Bandwidth (MB/s)",
     "barrier": "Avg Latency(us)",
@@ -29,7 +30,7 @@ HEADERS = {
     "alltoall": "Avg Latency(us)",
     "alltoallv": "Avg Latency(us)",
 }
-MIN_SIZE = {"latency": 0, "bw": 1, "bibw": 1, "bcast": 1, "allreduce": 4, "allgather": 1,
+MIN_SIZE = {"latency": 0, "latency_mt": 0, "bw": 1, "bibw": 1, "bcast": 1, "allreduce": 4, "allgather": 1,
             "reduce_scatter": 4, "alltoall": 1,
             "alltoallv": 1}
 

@@ -13,7 +13,7 @@ int main(int argc, char **argv)
     XMSG_BENCH_CHECK(xmsg_comm_size(XMSG_COMM_WORLD, &nprocs));
 
     static const struct osu_defaults defaults = {
-        OSU_PT2PT_BANDWIDTH, "Bandwidth Test", "xmsg_bw", 1, (size_t)1 << 22, 100, 20, 10, 2, 1};
+        OSU_PT2PT_BANDWIDTH, "Bandwidth Test", "xmsg_bw", 1, (size_t)1 << 22, 100, 20, 10, 2, 1, 0};
     struct osu_options o;
     int parsed = osu_parse_options(argc, argv, rank, &defaults, &o);
     if (parsed == 0 && nprocs != 2) {

@@ -43,6 +43,8 @@ constexpr std::array kTable = {
               "puts and gets on windows across nodes are the transports' one-sided writes and reads where they have them (RDMA over verbs, CMA inside a node); off: messages served by the target"},
     Parameter{"XMSG_PROGRESS_THREAD", Flag, Runtime, "on", 0, 0, "", "",
               "MPI: while non-blocking collectives, freed requests or windows that need the target's help are in flight, a helper thread moves them on whenever the rank is outside MPI (off: only inside MPI calls)"},
+    Parameter{"XMSG_THREAD_MULTIPLE", Flag, Runtime, "on", 0, 0, "", "",
+              "MPI: MPI_Init_thread grants MPI_THREAD_MULTIPLE when asked (one lock for the layer, handed between threads at every pause of a wait); off: at most MPI_THREAD_SERIALIZED"},
     Parameter{"XMSG_PROGRESS_INTERVAL", Integer, Runtime, "1000", 10, 1000000, "", "us",
               "how often the progress thread looks; a rank computing outside MPI leaves a peer's request waiting at most twice this plus one progress pass"},
 

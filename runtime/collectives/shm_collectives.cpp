@@ -591,13 +591,17 @@ NodeShm* node_shm(const Comm& c) {
   if (c.members || c.size < 2 || c.handle < 0 || !thresholds().shm) return nullptr;
   auto& states = by_comm();
   if (static_cast<size_t>(c.handle) >= states.size()) states.resize(static_cast<size_t>(c.handle) + 1);
-  auto& state = states[static_cast<size_t>(c.handle)];
+  // A pointer, not a reference into `states`: setting up waits for the other ranks, and under
+  // MPI_THREAD_MULTIPLE another thread may set up another communicator's region meanwhile,
+  // growing the vector.
+  NodeShm* state = states[static_cast<size_t>(c.handle)].get();
   if (!state) {
-    state = std::make_unique<NodeShm>();
+    states[static_cast<size_t>(c.handle)] = std::make_unique<NodeShm>();
+    state = states[static_cast<size_t>(c.handle)].get();
     state->seen_posted.assign(static_cast<size_t>(c.size), 0);
-    state->usable = on_one_node(c) && set_up(c, state.get());
+    state->usable = on_one_node(c) && set_up(c, state);
     if (state->usable) {
-      state->cma = agree_on_cma(c, state.get());
+      state->cma = agree_on_cma(c, state);
       state->profile = share_profile(c, state->cma);
       for (auto kind : {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall})
         state->single_copy_from[static_cast<int>(kind)] =
@@ -605,7 +609,7 @@ NodeShm* node_shm(const Comm& c) {
       trace_profile(c, state->profile, state->single_copy_from);
     }
   }
-  return state->usable ? state.get() : nullptr;
+  return state->usable ? state : nullptr;
 }
 
 bool node_shm_cma(const NodeShm& s) { return s.cma; }

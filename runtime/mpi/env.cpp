@@ -16,6 +16,7 @@ namespace {
 
 pthread_t g_main_thread;
 bool g_main_thread_set = false;
+int g_thread_level = MPI_THREAD_SINGLE;  // what MPI_Init(_thread) provided
 
 // Error handlers: 1 and 2 are the predefined ones; created handlers get handles from 3.
 struct Errhandler {
@@ -192,12 +193,14 @@ int PMPI_Init(int* argc, char*** argv) {
   XMSG_MPI_ENTRY;
   g_main_thread = pthread_self();
   g_main_thread_set = true;
+  g_thread_level = MPI_THREAD_SINGLE;
   return handle(xmsg_init(argc, argv), "MPI_Init");
 }
 XMSG_MPI_ALIAS(Init)
 
-// The runtime is single-threaded: FUNNELED is true because only the main thread calls in;
-// higher levels are answered with FUNNELED, as MPI allows (provided may be below required).
+// Every level is provided. The runtime is single-threaded underneath: SERIALIZED needs nothing
+// more (no state belongs to a thread), MULTIPLE serialises the calls with the layer's one lock
+// (begin_thread_multiple; XMSG_THREAD_MULTIPLE=off answers SERIALIZED instead, as MPI allows).
 int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   XMSG_MPI_ENTRY;
   if (!provided) return fail(MPI_ERR_ARG, "MPI_Init_thread", MPI_COMM_WORLD, "provided is NULL");
@@ -207,14 +210,20 @@ int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   g_main_thread = pthread_self();
   g_main_thread_set = true;
   int code = xmsg_init(argc, argv);
-  if (code == MPI_SUCCESS) *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  if (code == MPI_SUCCESS) {
+    g_thread_level = required;
+    if (required == MPI_THREAD_MULTIPLE && !xmsgi_thread_multiple_allowed()) g_thread_level = MPI_THREAD_SERIALIZED;
+    // Before returning: no other thread may call in until this call has.
+    if (g_thread_level == MPI_THREAD_MULTIPLE) begin_thread_multiple();
+    *provided = g_thread_level;
+  }
   return handle(code, "MPI_Init_thread");
 }
 XMSG_MPI_ALIAS(Init_thread)
 
 int PMPI_Query_thread(int* provided) {
   if (!provided) return fail(MPI_ERR_ARG, "MPI_Query_thread", MPI_COMM_WORLD, "provided is NULL");
-  *provided = MPI_THREAD_FUNNELED;
+  *provided = g_thread_level;
   return MPI_SUCCESS;
 }
 XMSG_MPI_ALIAS(Query_thread)

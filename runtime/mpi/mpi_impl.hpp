@@ -267,14 +267,19 @@ struct RecvView {
 // call holds the progress lock for its whole duration, which the helper only try-locks. Not
 // engaged (no such work, or XMSG_PROGRESS_THREAD=off), an entry costs a thread-local count and
 // one load.
+// Under MPI_THREAD_MULTIPLE (XMSG_THREAD_MULTIPLE) the same lock is the layer's one lock for
+// every thread: each outermost entry takes it, and a thread waiting anywhere in the runtime
+// hands it to a thread waiting to enter at each pause of its wait (let_other_threads_in).
 extern std::atomic<bool> g_progress_engaged;
+// Set by MPI_Init_thread before any other thread may call in, never changed afterwards.
+extern bool g_thread_multiple;
 extern __thread int t_entry_depth __attribute__((tls_model("initial-exec")));
 extern __thread bool t_holds_progress_lock __attribute__((tls_model("initial-exec")));
 void enter_engaged();
 void leave_engaged();
 struct EntryGuard {
   EntryGuard() {
-    if (t_entry_depth++ == 0 && g_progress_engaged.load(std::memory_order_acquire)) [[unlikely]]
+    if (t_entry_depth++ == 0 && (g_progress_engaged.load(std::memory_order_acquire) || g_thread_multiple)) [[unlikely]]
       enter_engaged();
   }
   ~EntryGuard() {
@@ -288,7 +293,11 @@ struct EntryGuard {
 // while this holds: with the helper not engaged nothing else runs the runtime, and the fast
 // path registers no request, so it cannot engage it. These four carry the small-message
 // ping-pong, where a few instructions per call show (docs/results/2026-12-04-progress-thread).
-inline bool progress_thread_idle() { return !g_progress_engaged.load(std::memory_order_acquire); }
+inline bool progress_thread_idle() {
+  return !g_progress_engaged.load(std::memory_order_acquire) && !g_thread_multiple;
+}
+// MPI_Init_thread with MPI_THREAD_MULTIPLE granted: from here on every entry takes the lock.
+void begin_thread_multiple();
 // A request that wants background progress was registered: start or wake the helper.
 void engage_progress_thread();
 // MPI_Finalize: the helper ends (the caller's lock, if held, is handed over first).

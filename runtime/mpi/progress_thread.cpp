@@ -13,6 +13,7 @@
 #include "mpi_impl.hpp"
 
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -24,6 +25,7 @@
 namespace xmsg::mpi {
 
 std::atomic<bool> g_progress_engaged{false};
+bool g_thread_multiple = false;
 __thread int t_entry_depth __attribute__((tls_model("initial-exec"))) = 0;
 __thread bool t_holds_progress_lock __attribute__((tls_model("initial-exec"))) = false;
 
@@ -39,6 +41,30 @@ bool g_parked = false;
 // Outermost entries made while engaged (enter_engaged); read by the helper under the lock.
 unsigned long g_entries = 0;
 std::atomic<bool> g_stop{false};
+// MPI_THREAD_MULTIPLE: threads blocked taking the lock, and how often it was taken, so that a
+// thread that lets others in waits until one of them is in (a std::mutex is not fair: unlocked
+// and locked again at once, the waiter woken by the unlock would almost never get it).
+std::atomic<int> g_waiting{0};
+std::atomic<unsigned long> g_acquired{0};
+
+void acquire_waiting() {
+  g_waiting.fetch_add(1, std::memory_order_relaxed);
+  g_lock.lock();
+  g_waiting.fetch_sub(1, std::memory_order_relaxed);
+  g_acquired.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The runtime's yield hook under MPI_THREAD_MULTIPLE: a thread paused in a wait while others
+// wait to enter hands the lock over and queues behind them.
+int let_other_threads_in() {
+  if (!t_holds_progress_lock || g_waiting.load(std::memory_order_relaxed) == 0) return 0;
+  const unsigned long seen = g_acquired.load(std::memory_order_relaxed);
+  g_lock.unlock();
+  while (g_acquired.load(std::memory_order_relaxed) == seen && g_waiting.load(std::memory_order_relaxed) > 0)
+    sched_yield();
+  acquire_waiting();
+  return 1;
+}
 
 timespec interval_of(int us) { return timespec{us / 1000000, static_cast<long>(us % 1000000) * 1000}; }
 
@@ -121,7 +147,10 @@ void stop_at_exit();
 }  // namespace
 
 void enter_engaged() {
-  g_lock.lock();
+  if (g_thread_multiple)
+    acquire_waiting();
+  else
+    g_lock.lock();
   t_holds_progress_lock = true;
   ++g_entries;
 }
@@ -129,6 +158,11 @@ void enter_engaged() {
 void leave_engaged() {
   t_holds_progress_lock = false;
   g_lock.unlock();
+}
+
+void begin_thread_multiple() {
+  g_thread_multiple = true;
+  xmsgi_set_yield_hook(&let_other_threads_in);
 }
 
 void engage_progress_thread() {

@@ -132,14 +132,24 @@ class World final : public transport::MessageSink {
     // No pause instruction at first: it costs ~100 cycles of reaction time on the fast path.
     // A waiter with nothing to do also moves on what the layer above runs (the MPI layer's
     // collective schedules) while it has any: see xmsgi_set_idle_hook.
-    void pause(const World& w) {
-      if (idle_hook) [[unlikely]] idle_hook();
+    // True when something else may have run the progress engine meanwhile (a hook ran, or
+    // another thread was let in): a waiter that watches one transport lane for its message
+    // (recv_in_place) must look at the matching queues again.
+    bool pause(const World& w) {
+      bool others = false;
+      if (yield_hook) [[unlikely]] others = yield_hook() != 0;
+      if (idle_hook) [[unlikely]] {
+        idle_hook();
+        others = true;
+      }
       if (++spins > w.spin_limit_) sched_yield();
       else if (spins > 1024) cpu_relax();
+      return others;
     }
   };
 
   static inline void (*idle_hook)() = nullptr;
+  static inline int (*yield_hook)() = nullptr;  // xmsgi_set_yield_hook
 
   bool peer_dead(int world_rank) const { return dead_[world_rank]; }
   const std::string& dead_reason(int world_rank) const { return dead_reason_[world_rank]; }

@@ -209,6 +209,8 @@ int xmsgi_progress_interval_us(void) {
   return static_cast<int>(xmsg::params::integer("XMSG_PROGRESS_INTERVAL"));
 }
 
+int xmsgi_thread_multiple_allowed(void) { return xmsg::params::flag("XMSG_THREAD_MULTIPLE") ? 1 : 0; }
+
 int64_t xmsgi_schedule_scratch_cache(void) { return xmsg::params::integer("XMSG_COLL_SCRATCH_CACHE"); }
 
 int xmsgi_wait_fds(int* fds, int max) {
@@ -234,6 +236,7 @@ int xmsgi_comm_context(xmsg_comm_t comm, uint32_t* context) {
 }
 
 void xmsgi_set_idle_hook(void (*hook)(void)) { World::idle_hook = hook; }
+void xmsgi_set_yield_hook(int (*hook)(void)) { World::yield_hook = hook; }
 
 const char* xmsgi_hostname(void) {
   static std::string name;

@@ -138,7 +138,9 @@ bool World::recv_in_place(uint32_t context, const Comm* comm, int source, int ta
     // The rest of the world (other transports, queued sends, liveness); whatever it delivers
     // may be ours or may change the matching order.
     if (progress() > 0 || dead_[source]) return false;
-    idle.pause(*this);
+    // Whatever ran meanwhile may have taken our message off the lane into the unexpected
+    // queue (another thread under MPI_THREAD_MULTIPLE, the MPI layer's schedules): post.
+    if (idle.pause(*this)) return false;
   }
 }
 

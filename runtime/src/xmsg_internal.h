@@ -116,6 +116,9 @@ int xmsgi_progress(void);
 // XMSG_PROGRESS_INTERVAL in microseconds, or 0 with XMSG_PROGRESS_THREAD off: how often the
 // MPI layer's progress thread moves requests on while the rank computes outside MPI.
 int xmsgi_progress_interval_us(void);
+// XMSG_THREAD_MULTIPLE: whether MPI_Init_thread may grant MPI_THREAD_MULTIPLE (1) or at most
+// MPI_THREAD_SERIALIZED (0).
+int xmsgi_thread_multiple_allowed(void);
 // XMSG_COLL_SCRATCH_CACHE in bytes: how much scratch of finished collective schedules the MPI
 // layer keeps for the next ones.
 int64_t xmsgi_schedule_scratch_cache(void);
@@ -133,6 +136,12 @@ int xmsgi_comm_context(xmsg_comm_t comm, uint32_t* context);
 // layer sets it while it has collective schedules in flight, so that a rank blocked in any
 // call keeps them moving; the hook must not block.
 void xmsgi_set_idle_hook(void (*hook)(void));
+// Called by every waiter of the runtime at each pause, before the idle hook (nullptr: none).
+// The MPI layer under MPI_THREAD_MULTIPLE sets it to hand its lock to another thread that is
+// waiting to enter, so that a thread blocked in a receive cannot keep out the thread that
+// would send what a peer needs first. The runtime's state is consistent at every pause. The
+// hook returns non-zero when another thread ran meanwhile.
+void xmsgi_set_yield_hook(int (*hook)(void));
 // The name of this rank's node as the bootstrap knows it (PMIX_HOSTNAME: under
 // `xmsgrun --nodes K` each virtual node has its own), nullptr before xmsg_init.
 const char* xmsgi_hostname(void);

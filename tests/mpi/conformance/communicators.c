@@ -423,7 +423,7 @@ static void test_intercomm(void) {
 static void test_environment(void) {
   int provided = -1, main_thread = 0;
   MPI_Query_thread(&provided);
-  CHECK(provided == MPI_THREAD_FUNNELED, "query_thread %d", provided);
+  CHECK(provided == MPI_THREAD_MULTIPLE, "query_thread %d", provided);
   MPI_Is_thread_main(&main_thread);
   CHECK(main_thread == 1, "is_thread_main");
   int v = 0, sv = -1;
@@ -453,7 +453,8 @@ static void test_environment(void) {
 int main(int argc, char** argv) {
   int provided = -1;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  CHECK(provided == MPI_THREAD_FUNNELED, "MULTIPLE asked: FUNNELED provided (%d)", provided);
+  /* Everything below runs under MPI_THREAD_MULTIPLE's lock (one thread: threads.c has several). */
+  CHECK(provided == MPI_THREAD_MULTIPLE, "MULTIPLE asked: %d provided", provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   test_groups();
