@@ -31,7 +31,7 @@ test-asan: deps
 test-tsan: deps
 	@cmake --preset tsan >/dev/null
 	@cmake --build --preset tsan -j $(JOBS)
-	@ctest --preset tsan --output-on-failure -L '$(SANITIZED_LABELS)' -j 2 --timeout 900
+	@TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp ctest --preset tsan --output-on-failure -L '$(SANITIZED_LABELS)' -j 2 --timeout 900
 
 sanitize: test-asan test-tsan
 

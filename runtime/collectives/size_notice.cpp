@@ -33,8 +33,11 @@ struct CommCounts {
   std::vector<std::pair<int, SizeNotice>> early;  // received for a collective not reached yet
 };
 
-std::vector<CommCounts>& by_comm() {
-  static std::vector<CommCounts> counts;
+// A deque: growing it for a new communicator leaves every CommCounts where it is (a queued send
+// reads its notice from `sent`, and under MPI_THREAD_MULTIPLE another thread's first collective
+// on a new communicator may grow it while this one waits).
+std::deque<CommCounts>& by_comm() {
+  static std::deque<CommCounts> counts;
   return counts;
 }
 

@@ -3,6 +3,7 @@
 #include "mpi_impl.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -14,8 +15,11 @@ struct Group {
   bool live = true;
 };
 
-std::vector<Group>& groups() {
-  static std::vector<Group> table(2);  // MPI_GROUP_NULL (dead), MPI_GROUP_EMPTY
+// A deque: a new group leaves the others where they are, so the members a communicator
+// constructor holds (group_members) stay valid while it waits for its peers and, under
+// MPI_THREAD_MULTIPLE, another thread makes groups.
+std::deque<Group>& groups() {
+  static std::deque<Group> table(2);  // MPI_GROUP_NULL (dead), MPI_GROUP_EMPTY
   table[0].live = false;
   return table;
 }

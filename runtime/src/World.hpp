@@ -66,6 +66,12 @@ class World final : public transport::MessageSink {
   // (in [0, XMSG_TAG_UB]) keeps concurrent calls between overlapping sets of ranks apart.
   int create_group_comm(Comm& parent, int n, const int* ranks, int tag, int* handle, const char* func);
   int free_comm(int handle);
+  // With a yield hook (threads of this process may create communicators at the same time):
+  // agrees a context id among `members` (world ranks, members[0] leads) before the creation's
+  // own exchange, so that no two creations in progress on one rank can agree the same id
+  // (communicators.cpp, "Context ids under threads"). `key` orders this rank's creations.
+  int agree_cid_threaded(const Comm& parent, const std::vector<int>& members, int wire_tag, uint64_t key,
+                         uint32_t* cid, const char* func);
 
   // Point-to-point on a context; ranks are world ranks (peer -1 = any source on receives).
   // `func` names the API function for error messages.
@@ -257,6 +263,10 @@ class World final : public transport::MessageSink {
   std::array<Comm*, kDirectComms> direct_comms_{};  // comms_[h] while valid, for h < kDirectComms
   std::vector<Comm*> comm_by_cid_;
   uint32_t next_cid_ = 2;
+  // Context ids under threads: the keys of the creations in progress on this rank, and whether
+  // one of them holds the right to offer next_cid_ (agree_cid_threaded).
+  std::vector<uint64_t> creating_keys_;
+  bool cid_offer_held_ = false;
   MatchingEngine matching_;
   RequestPool pool_;
   InflightList inflight_;

@@ -15,6 +15,115 @@ using transport::MessageKind;
 using transport::WireHeader;
 namespace protocol = transport::protocol;
 
+// ---- Context ids under threads ----------------------------------------------------------------
+// A new context id is the largest next_cid_ the members offer; each then moves next_cid_ past
+// it. With one thread per process that is safe: a rank has one creation in progress. Threads
+// (MPI_THREAD_MULTIPLE) may run several at once on different parents, and two of them offering
+// the same next_cid_ could agree the same id with different members (messages of one
+// communicator then match receives of another). So under threads a creation, once its members
+// have exchanged and checked their arguments, agrees its id again in rounds among them:
+//   every member tells the leader it has arrived; once all have, the leader says go;
+//   at go a member offers next_cid_ if it can take this rank's right to offer (one creation
+//   at a time holds it), or NONE; the leader answers the largest offer, or NONE if any member
+//   offered NONE, and every member moves next_cid_ past it and gives the right back.
+//   A NONE round is tried again.
+// The right is taken only once every member has arrived, so its holder waits on nobody but
+// the members answering: it is given back within the round. A member that finds it held offers
+// NONE, except the creation with the lowest key among those in progress on its rank, which
+// waits for it: every rank of the creation with the lowest key of all then offers at its next
+// round, so some creation always completes, and holding the right never waits on the right.
+namespace {
+struct AgreeMessage {
+  uint32_t kind;  // kArrive, kGo, kOffer, kResult
+  uint32_t cid;   // kOffer, kResult: the id, or kNoOffer
+};
+constexpr uint32_t kArrive = 1, kGo = 2, kOffer = 3, kResult = 4;
+constexpr uint32_t kNoOffer = ~0u;
+}  // namespace
+
+int World::agree_cid_threaded(const Comm& parent, const std::vector<int>& members, int wire_tag, uint64_t key,
+                              uint32_t* cid, const char* func) {
+  const uint32_t ctx = parent.coll_context();
+  const bool leader = members[0] == rank_;
+  creating_keys_.push_back(key);
+  struct Forget {
+    World& w;
+    uint64_t key;
+    ~Forget() {
+      auto it = std::find(w.creating_keys_.begin(), w.creating_keys_.end(), key);
+      if (it != w.creating_keys_.end()) w.creating_keys_.erase(it);
+    }
+  } forget{*this, key};
+  auto exchange = [&](int peer, AgreeMessage out, uint32_t expect, AgreeMessage* in) -> int {
+    if (in == nullptr) return send(ctx, &parent, peer, wire_tag, &out, sizeof out, func);
+    Request* r = nullptr;
+    if (int e = irecv(ctx, &parent, peer, wire_tag, in, sizeof *in, &r, func)) return e;
+    wait(r, func);
+    int e = report(r, func);
+    release(r);
+    if (e == XMSG_SUCCESS && in->kind != expect)
+      e = xmsgi_error(XMSG_ERR_INTERNAL, "%s: rank %d sent step %u of the context id agreement, expected %u", func,
+                      peer, in->kind, expect);
+    return e;
+  };
+  for (;;) {
+    AgreeMessage msg{};
+    if (leader) {
+      for (size_t i = 1; i < members.size(); ++i)
+        if (int e = exchange(members[i], {}, kArrive, &msg)) return e;
+      for (size_t i = 1; i < members.size(); ++i)
+        if (int e = exchange(members[i], {kGo, 0}, 0, nullptr)) return e;
+    } else {
+      if (int e = exchange(members[0], {kArrive, 0}, 0, nullptr)) return e;
+      if (int e = exchange(members[0], {}, kGo, &msg)) return e;
+    }
+    // Go: every member has arrived.
+    // Waiting, look again at every pause: a creation with a lower key may have begun here
+    // meanwhile, and then this one must not wait (its holder may wait on this one's members).
+    auto lowest = [&] { return key == *std::min_element(creating_keys_.begin(), creating_keys_.end()); };
+    for (Idle idle; cid_offer_held_ && lowest();) {
+      progress();
+      idle.pause(*this);
+    }
+    const bool offering = !cid_offer_held_;
+    if (offering) cid_offer_held_ = true;
+    struct OfferRight {
+      World& w;
+      bool held;
+      void give_back() {
+        if (held) w.cid_offer_held_ = false;
+        held = false;
+      }
+      ~OfferRight() { give_back(); }
+    } right{*this, offering};
+    uint32_t result = offering ? next_cid_ : kNoOffer;
+    if (leader) {
+      for (size_t i = 1; i < members.size(); ++i) {
+        if (int e = exchange(members[i], {}, kOffer, &msg)) return e;
+        result = (result == kNoOffer || msg.cid == kNoOffer) ? kNoOffer : std::max(result, msg.cid);
+      }
+      for (size_t i = 1; i < members.size(); ++i)
+        if (int e = exchange(members[i], {kResult, result}, 0, nullptr)) return e;
+    } else {
+      if (int e = exchange(members[0], {kOffer, result}, 0, nullptr)) return e;
+      if (int e = exchange(members[0], {}, kResult, &msg)) return e;
+      result = msg.cid;
+    }
+    if (result != kNoOffer) {
+      next_cid_ = std::max(next_cid_, result + 1);
+      *cid = result;
+      return XMSG_SUCCESS;
+    }
+    // Another creation holds the right here or at a member: let it finish before the next
+    // round (holding nothing, this waits on nobody's members).
+    right.give_back();
+    for (Idle idle; cid_offer_held_ && !lowest();) {
+      progress();
+      idle.pause(*this);
+    }
+  }
+}
+
 int World::create_comm(Comm& parent, int color, int key, int* handle, const char* func) {
   struct Entry {
     int32_t color;
@@ -53,7 +162,12 @@ int World::create_comm(Comm& parent, int color, int key, int* handle, const char
   if (rc != XMSG_SUCCESS) return rc;
   uint32_t cid = 0;
   for (const Entry& e : all) cid = std::max(cid, e.next_cid);
-  next_cid_ = cid + 1;
+  if (yield_hook) {
+    // Under threads the offers above may collide with another creation's: agree again.
+    const uint64_t order = (static_cast<uint64_t>(parent.cid) << 32) | 0xffffffffu;
+    if (int e = agree_cid_threaded(parent, parent.world_of, tag, order, &cid, func)) return e;
+  }
+  next_cid_ = std::max(next_cid_, cid + 1);
   if (color == XMSG_UNDEFINED) {
     *handle = XMSG_COMM_NULL;
     return XMSG_SUCCESS;
@@ -192,9 +306,14 @@ int World::create_group_comm(Comm& parent, int n, const int* ranks, int tag, int
       return xmsgi_error(answer.error, "%s: rank %d (ranks[0]) could not hear from every listed rank: %s", func,
                          ranks[0], xmsg_error_string(answer.error));
   }
-  next_cid_ = answer.cid + 1;
   std::vector<int> world_ranks(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) world_ranks[static_cast<size_t>(i)] = parent.world_of[ranks[i]];
+  if (yield_hook) {
+    // The members agree on the arguments: under threads agree the id again (see above).
+    const uint64_t order = (static_cast<uint64_t>(parent.cid) << 32) | static_cast<uint32_t>(tag);
+    if (int e = agree_cid_threaded(parent, world_ranks, wire_tag, order, &answer.cid, func)) return e;
+  }
+  next_cid_ = std::max(next_cid_, answer.cid + 1);
   *handle = add_comm(answer.cid, world_ranks);
   return XMSG_SUCCESS;
 }

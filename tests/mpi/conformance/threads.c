@@ -6,6 +6,8 @@
  *    ranks and the job hangs; eager and rendezvous sizes, blocking and non-blocking;
  *  - collectives at the same time on one duplicated communicator per thread;
  *  - MPI_Improbe/MPI_Mrecv from MPI_ANY_SOURCE, each thread on its own tag;
+ *  - communicators made by every thread at once (dup, split, create from a group), each from
+ *    its own parent, then used;
  *  - MPI_Query_thread and MPI_Is_thread_main from the threads.
  * Every received buffer is checked whole. Built with -pthread (the conformance build passes it). */
 #include <pthread.h>
@@ -113,6 +115,50 @@ static void matched_probes(int thread) {
   }
 }
 
+/* Communicators made at the same time by every thread, each from its own parent: their context
+ * ids must come out distinct and alike on every rank, or messages of one reach another. */
+static void communicators(int thread) {
+  MPI_Comm parent = thread_comm[thread];
+  for (int round = 0; round < 8; ++round) {
+    MPI_Comm dup, split;
+    CHECK_MPI(MPI_Comm_dup(parent, &dup));
+    CHECK_MPI(MPI_Comm_split(parent, rank % 2, size - rank, &split));
+    MPI_Group group, evens;
+    CHECK_MPI(MPI_Comm_group(parent, &group));
+    int n_even = (size + 1) / 2, members[64];
+    for (int i = 0; i < n_even && i < 64; ++i) members[i] = 2 * i;
+    CHECK_MPI(MPI_Group_incl(group, n_even, members, &evens));
+    MPI_Comm created;
+    CHECK_MPI(MPI_Comm_create(parent, evens, &created));
+    CHECK((rank % 2 == 0) == (created != MPI_COMM_NULL), "thread %d: MPI_Comm_create gave %s on rank %d", thread,
+          created == MPI_COMM_NULL ? "MPI_COMM_NULL" : "a communicator", rank);
+    /* Each new communicator carries this thread's values: a mix-up shows as another's. */
+    int mine = value_of(rank, thread, round, 0), sum = 0, expect = 0;
+    for (int r = 0; r < size; ++r) expect += value_of(r, thread, round, 0);
+    CHECK_MPI(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, dup));
+    CHECK(sum == expect, "thread %d round %d: allreduce on the dup gave %d, expected %d", thread, round, sum, expect);
+    int split_size = 0, split_expect = 0;
+    MPI_Comm_size(split, &split_size);
+    for (int r = 0; r < size; ++r)
+      if (r % 2 == rank % 2) split_expect += value_of(r, thread, round, 0);
+    CHECK_MPI(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, split));
+    CHECK(sum == split_expect, "thread %d round %d: allreduce on the split gave %d, expected %d", thread, round, sum,
+          split_expect);
+    if (created != MPI_COMM_NULL) {
+      int evens_expect = 0;
+      for (int r = 0; r < size; r += 2) evens_expect += value_of(r, thread, round, 0);
+      CHECK_MPI(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, created));
+      CHECK(sum == evens_expect, "thread %d round %d: allreduce on the created gave %d, expected %d", thread, round,
+            sum, evens_expect);
+      CHECK_MPI(MPI_Comm_free(&created));
+    }
+    CHECK_MPI(MPI_Group_free(&evens));
+    CHECK_MPI(MPI_Group_free(&group));
+    CHECK_MPI(MPI_Comm_free(&split));
+    CHECK_MPI(MPI_Comm_free(&dup));
+  }
+}
+
 static void* run_thread(void* arg) {
   const int thread = (int)(long)arg;
   int level = -1, main_flag = -1;
@@ -123,6 +169,7 @@ static void* run_thread(void* arg) {
   if (thread < 2) pair_traffic(thread);
   else collectives(thread);
   matched_probes(thread);
+  communicators(thread);
   collectives(thread);
   return NULL;
 }
