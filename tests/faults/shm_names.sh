@@ -13,6 +13,10 @@
 set -u
 [ $# -ge 3 ] || { echo "usage: shm_names.sh xmsgrun|mpirun|srun LAUNCHER HOLD [on|off]" >&2; exit 2; }
 kind=$1 launcher=$2 hold=$3 nameless=${4:-on}
+if [ "$nameless" != off ] && [ -r /proc/sys/kernel/yama/ptrace_scope ] && [ "$(cat /proc/sys/kernel/yama/ptrace_scope)" != 0 ]; then
+  echo "SKIP: Yama ptrace_scope $(cat /proc/sys/kernel/yama/ptrace_scope): peers cannot take descriptors, names stay (docs/shm.md)"
+  exit 77
+fi
 out=$(mktemp)
 lpid=""
 trap '[ -n "$lpid" ] && kill -9 "$lpid" 2>/dev/null; rm -f "$out"' EXIT
