@@ -263,6 +263,8 @@ program fortran_coll
   if (rank == 0) call check(newcomm == MPI_COMM_NULL, 'comm_split MPI_UNDEFINED gives MPI_COMM_NULL')
   if (rank /= 0) call MPI_Comm_free(newcomm, ierr)
 
+  ! The main program's allocatables are not freed at its end (LeakSanitizer would say so).
+  deallocate(sendv, recvv, counts, displs, rcounts, rdispls)
   call MPI_Allreduce(MPI_IN_PLACE, nfail, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (nfail == 0 .and. rank == 0) write(*, '(A,I0,A)') 'fortran_coll: OK on ', size, ' ranks'
   call MPI_Finalize(ierr)
