@@ -67,7 +67,7 @@ class World final : public transport::MessageSink {
   int create_group_comm(Comm& parent, int n, const int* ranks, int tag, int* handle, const char* func);
   int free_comm(int handle);
   // With a yield hook (threads of this process may create communicators at the same time):
-  // agrees a context id among `members` (world ranks, members[0] leads) before the creation's
+  // agrees a context id among `members` (world ranks, members[0] leads) after the creation's
   // own exchange, so that no two creations in progress on one rank can agree the same id
   // (communicators.cpp, "Context ids under threads"). `key` orders this rank's creations.
   int agree_cid_threaded(const Comm& parent, const std::vector<int>& members, int wire_tag, uint64_t key,

@@ -54,28 +54,27 @@ int World::agree_cid_threaded(const Comm& parent, const std::vector<int>& member
       if (it != w.creating_keys_.end()) w.creating_keys_.erase(it);
     }
   } forget{*this, key};
-  auto exchange = [&](int peer, AgreeMessage out, uint32_t expect, AgreeMessage* in) -> int {
-    if (in == nullptr) return send(ctx, &parent, peer, wire_tag, &out, sizeof out, func);
-    Request* r = nullptr;
-    if (int e = irecv(ctx, &parent, peer, wire_tag, in, sizeof *in, &r, func)) return e;
-    wait(r, func);
-    int e = report(r, func);
-    release(r);
-    if (e == XMSG_SUCCESS && in->kind != expect)
+  auto tell = [&](int peer, uint32_t kind, uint32_t value) {
+    const AgreeMessage out{kind, value};
+    return send(ctx, &parent, peer, wire_tag, &out, sizeof out, func);
+  };
+  auto hear = [&](int peer, uint32_t kind, AgreeMessage* in) {
+    int e = recv(ctx, &parent, peer, wire_tag, in, sizeof *in, nullptr, func);
+    if (e == XMSG_SUCCESS && in->kind != kind)
       e = xmsgi_error(XMSG_ERR_INTERNAL, "%s: rank %d sent step %u of the context id agreement, expected %u", func,
-                      peer, in->kind, expect);
+                      peer, in->kind, kind);
     return e;
   };
   for (;;) {
     AgreeMessage msg{};
     if (leader) {
       for (size_t i = 1; i < members.size(); ++i)
-        if (int e = exchange(members[i], {}, kArrive, &msg)) return e;
+        if (int e = hear(members[i], kArrive, &msg)) return e;
       for (size_t i = 1; i < members.size(); ++i)
-        if (int e = exchange(members[i], {kGo, 0}, 0, nullptr)) return e;
+        if (int e = tell(members[i], kGo, 0)) return e;
     } else {
-      if (int e = exchange(members[0], {kArrive, 0}, 0, nullptr)) return e;
-      if (int e = exchange(members[0], {}, kGo, &msg)) return e;
+      if (int e = tell(members[0], kArrive, 0)) return e;
+      if (int e = hear(members[0], kGo, &msg)) return e;
     }
     // Go: every member has arrived.
     // Waiting, look again at every pause: a creation with a lower key may have begun here
@@ -99,14 +98,14 @@ int World::agree_cid_threaded(const Comm& parent, const std::vector<int>& member
     uint32_t result = offering ? next_cid_ : kNoOffer;
     if (leader) {
       for (size_t i = 1; i < members.size(); ++i) {
-        if (int e = exchange(members[i], {}, kOffer, &msg)) return e;
+        if (int e = hear(members[i], kOffer, &msg)) return e;
         result = (result == kNoOffer || msg.cid == kNoOffer) ? kNoOffer : std::max(result, msg.cid);
       }
       for (size_t i = 1; i < members.size(); ++i)
-        if (int e = exchange(members[i], {kResult, result}, 0, nullptr)) return e;
+        if (int e = tell(members[i], kResult, result)) return e;
     } else {
-      if (int e = exchange(members[0], {kOffer, result}, 0, nullptr)) return e;
-      if (int e = exchange(members[0], {}, kResult, &msg)) return e;
+      if (int e = tell(members[0], kOffer, result)) return e;
+      if (int e = hear(members[0], kResult, &msg)) return e;
       result = msg.cid;
     }
     if (result != kNoOffer) {
