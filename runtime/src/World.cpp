@@ -56,10 +56,15 @@ World::World() : matching_(1) {
     spin_limit_ = (cpus > 0 && std::max<long>(ranks_here, boot_->local_size()) > cpus) ? spin : ~0u;
   }
 
-  const auto eager = static_cast<uint64_t>(params::integer("XMSG_EAGER_LIMIT"));
+  // Unset, each transport says where its rendezvous starts to win (shm with CMA: above 8 KiB);
+  // set, it holds for every transport.
+  const std::optional<int64_t> eager_set = params::integer_if_set("XMSG_EAGER_LIMIT");
+  constexpr uint64_t kDefaultEagerLimit = 64 * 1024;
   const auto fragment = static_cast<uint64_t>(params::integer("XMSG_RNDV_FRAGMENT"));
   force_cts_ = params::flag("XMSG_RNDV_NO_READ");
   const auto split = static_cast<uint64_t>(params::integer("XMSG_RNDV_SPLIT"));
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  split_busy_below_ = static_cast<uint64_t>(l2 > 0 ? l2 : 1 << 20) / 2;
   // Transports: instantiate the wanted ones in a fixed order (connect() is collective).
   std::vector<std::string> built;
   for (const auto& f : transport::built_transports()) built.emplace_back(f.name);
@@ -107,6 +112,9 @@ World::World() : matching_(1) {
   for (int p = 0; p < size_; ++p) {
     if (!peers_[p].transport) continue;
     auto caps = peers_[p].transport->capabilities();
+    const uint64_t eager = eager_set                       ? static_cast<uint64_t>(*eager_set)
+                           : caps.preferred_eager_limit > 0 ? caps.preferred_eager_limit
+                                                            : kDefaultEagerLimit;
     peers_[p].eager_limit = std::min<uint64_t>(eager, caps.max_eager_payload);
     peers_[p].fragment = std::max<uint64_t>(1, std::min<uint64_t>(fragment, caps.max_eager_payload));
     peers_[p].remote_read = caps.remote_read && !force_cts_;

@@ -225,9 +225,18 @@ class World final : public transport::MessageSink {
   bool try_send_packed_piece(int peer, const transport::WireHeader& h, const Request* r, uint64_t offset,
                              uint64_t n);
   void unpack_eager(Request* r, std::span<const std::byte> payload);
-  bool split_copy_applies(const Peer& p, uint64_t n, uint64_t length) const {
-    return p.split_min && p.remote_read && p.remote_write && n >= p.split_min && n == length;
+  bool split_copy_applies(int source, uint64_t n, uint64_t length) const {
+    const Peer& p = peers_[source];
+    return p.split_min && p.remote_read && p.remote_write && n >= p.split_min && n == length &&
+           !(n < split_busy_below_ && awaits_read_by(source));
   }
+  // A rendezvous send of ours to `peer` is still in flight: that peer's core is (or will be)
+  // copying our data, so splitting its message to us only adds a round trip (osu_bibw, 64-128
+  // KiB: 28-29 GB/s split against 34-42 not split) -- while one core's copy (source and
+  // destination) fits its L2. Larger, the split still halves each core's working set (osu_bibw
+  // 1 MiB, 2 MiB L2: 43-45 GB/s split, 22-23 not split).
+  bool awaits_read_by(int peer) const;
+  uint64_t split_busy_below_ = 0;
   void ask_for_stream(Request* r, int source);  // CTS: the sender streams from offset 0
   void start_split_receive(Request* r, int source);
   void finish_split_receive(Request* r);

@@ -46,7 +46,7 @@ void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t l
     start_packed_receive(r, source, sender_packed);
     return;
   }
-  if (split_copy_applies(p, n, length)) {
+  if (split_copy_applies(source, n, length)) {
     start_split_receive(r, source);
     return;
   }
@@ -60,6 +60,12 @@ void World::start_rendezvous_receive(Request* r, int source, int tag, uint64_t l
     return;
   }
   ask_for_stream(r, source);
+}
+
+bool World::awaits_read_by(int peer) const {
+  for (Request* r = inflight_.front(); r; r = InflightList::next(r))
+    if (r->type == ReqType::kSend && r->peer == peer) return true;
+  return false;
 }
 
 void World::on_read_done(Request* r, bool ok, const std::string&) {

@@ -15,10 +15,12 @@ uint64_t env_or(const char* name, uint64_t dflt) {
 }
 
 std::vector<size_t> threshold_sizes() {
+  // Unset, the limit is the transport's own: shm with CMA 8 KiB, the others 64 KiB.
   const uint64_t eager = env_or("XMSG_EAGER_LIMIT", 65536);
+  const uint64_t shm_eager = env_or("XMSG_EAGER_LIMIT", 8192);
   const uint64_t frag = env_or("XMSG_RNDV_FRAGMENT", 65536);
   std::vector<size_t> s{0, 1, 2, 31, 32, 33, 63, 64, 65, 95, 96, 97, 4095, 4096, 4097};
-  for (uint64_t t : {eager, frag, 2 * frag, 262144ul})
+  for (uint64_t t : {eager, shm_eager, frag, 2 * frag, 262144ul})
     for (int d = -1; d <= 1; ++d) s.push_back(t + d);
   s.push_back((1u << 20) + 3);
   std::sort(s.begin(), s.end());

@@ -41,7 +41,7 @@ TEST(InfoTool, TextRunsAndNamesEverySection) {
   const auto r = run_info("");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   for (const char* want : {"version", "transports", "shm   :", "tcp   :", "verbs :", "topology", "cores",
-                           "environment", "parameters", "[runtime]", "XMSG_EAGER_LIMIT=64K", "[verbs]"}) {
+                           "environment", "parameters", "[runtime]", "XMSG_RNDV_FRAGMENT=64K", "[verbs]"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << "missing '" << want << "' in:\n" << r.out;
   }
 }

@@ -73,11 +73,12 @@ TEST(ParameterTable, EveryEntryIsWellFormed) {
 }
 
 TEST(ParameterTable, ReadsDefaultsWhenUnsetOrEmpty) {
-  ::unsetenv("XMSG_EAGER_LIMIT");
-  EXPECT_EQ(params::integer("XMSG_EAGER_LIMIT"), 64 * 1024);
-  EXPECT_EQ(params::source("XMSG_EAGER_LIMIT"), "default");
-  ScopedEnv empty("XMSG_EAGER_LIMIT", "");
-  EXPECT_EQ(params::integer("XMSG_EAGER_LIMIT"), 64 * 1024);
+  ::unsetenv("XMSG_RNDV_FRAGMENT");
+  EXPECT_EQ(params::integer("XMSG_RNDV_FRAGMENT"), 64 * 1024);
+  EXPECT_EQ(params::source("XMSG_RNDV_FRAGMENT"), "default");
+  ScopedEnv empty("XMSG_RNDV_FRAGMENT", "");
+  EXPECT_EQ(params::integer("XMSG_RNDV_FRAGMENT"), 64 * 1024);
+  EXPECT_EQ(params::integer_if_set("XMSG_EAGER_LIMIT"), std::nullopt);
   EXPECT_EQ(params::choice("XMSG_WAIT_POLICY"), "auto");
   EXPECT_FALSE(params::flag("XMSG_VERBOSE"));
   EXPECT_EQ(params::flag_if_set("XMSG_COLL_OVERSUBSCRIBED"), std::nullopt);

@@ -50,6 +50,9 @@ std::string segment_name(const std::string& job_id, int rank) {
   return "/xmsg-" + job_id + "-shm-" + std::to_string(rank);
 }
 
+// Largest eager message when CMA reaches every local peer and XMSG_EAGER_LIMIT is unset.
+constexpr size_t kCmaEagerLimit = 8 * 1024;
+
 // Read by peers with process_vm_readv to learn whether CMA is allowed between us.
 volatile uint64_t cma_probe_word = 0;
 
@@ -121,6 +124,11 @@ class ShmTransport final : public Transport {
     Capabilities c;
     c.remote_read = cma_all_;
     c.max_eager_payload = max_payload_;
+    // With CMA, a rendezvous is one copy by the receiver (RTS, process_vm_readv, FIN) against
+    // eager's two through the ring; from 16 KiB up that halves ping-pong latency (2 ranks,
+    // near hand-offs: 16 KiB 3.0 -> 1.5 us, 64 KiB 9.1 -> 2.9 us) and window bandwidth at
+    // 64 KiB goes 16.5 -> 30 GB/s. At 8 KiB eager still streams faster (16 vs 10.5 GB/s).
+    c.preferred_eager_limit = cma_all_ ? kCmaEagerLimit : 0;
     c.remote_write = cma_all_;
     c.split_copy = cma_all_;
     c.peek_payload = kMailboxPayload;

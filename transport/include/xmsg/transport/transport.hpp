@@ -124,6 +124,10 @@ class ReadCompletion {
 struct Capabilities {
   bool remote_read = false;      // read_remote() works (CMA, RDMA READ)
   size_t max_eager_payload = 0;  // largest payload try_send() accepts
+  // Largest message worth copying through the transport's buffers when the user set no
+  // XMSG_EAGER_LIMIT: above it this transport's rendezvous is faster (0: no preference, the
+  // parameter's documented default applies).
+  size_t preferred_eager_limit = 0;
   bool remote_write = false;     // write_remote() works (CMA, RDMA WRITE)
   // The receiver's read and the sender's write of one rendezvous message run at once on two
   // CPUs (CMA), so splitting the message halves its copy time (split copy, XMSG_RNDV_SPLIT).
