@@ -36,7 +36,7 @@ constexpr std::array kTable = {
               "rendezvous data fragment (capped by the transport's largest payload)"},
     Parameter{"XMSG_RNDV_NO_READ", Flag, Runtime, "off", 0, 0, "", "",
               "rendezvous by data fragments even where remote read exists (shm CMA, RDMA READ, tcp read requests)"},
-    Parameter{"XMSG_RNDV_SPLIT", Bytes, Runtime, "64K", 0, kNoLimit, "", "",
+    Parameter{"XMSG_RNDV_SPLIT", Bytes, Runtime, "32K", 0, kNoLimit, "", "",
               "rendezvous messages from this size are copied half by the receiver, half by the sender (0: never)"},
 
     Parameter{"XMSG_RMA_REMOTE", Flag, Runtime, "on", 0, 0, "", "",
