@@ -315,6 +315,16 @@ int add_entry(std::shared_ptr<Entry> e) {
   return v.back()->handle;
 }
 
+// The handle goes; the type stays while messages in flight use it (TypePin), parked.
+void drop_handle(MPI_Datatype h) {
+  std::shared_ptr<Entry>& slot = table().entries[static_cast<size_t>(h)];
+  if (slot->pins > 0) {
+    slot->parked = true;
+    table().parked.push_back(slot);
+  }
+  slot.reset();
+}
+
 // ---- building type maps ---------------------------------------------------------------------
 // `n` consecutive elements of `t` (each t->extent after the previous) at byte displacement
 // `disp`: every constructor is a list of these in type-map order.
@@ -1156,6 +1166,22 @@ void TypeLayout::unpack(uint64_t offset, const void* src, uint64_t n) const {
   unpack_range(src, *type, static_cast<int64_t>(offset), static_cast<int64_t>(n), const_cast<void*>(buf));
 }
 
+MPI_Datatype private_type(MPI_Datatype datatype) {
+  const std::shared_ptr<Entry> e = shared_entry_of(datatype);
+  if (!e || e->predefined) return datatype;
+  auto copy = std::make_shared<Entry>(*e);
+  copy->attrs.values.clear();
+  copy->pins = 0;
+  copy->parked = false;
+  const MPI_Datatype h = add_entry(std::move(copy));
+  return h == MPI_DATATYPE_NULL ? datatype : h;
+}
+
+void free_private_type(MPI_Datatype datatype) {
+  const Entry* e = entry_of(datatype);
+  if (e && !e->predefined) drop_handle(datatype);
+}
+
 void unpark_type(const Type* type) {
   auto& parked = table().parked;
   auto it = std::find_if(parked.begin(), parked.end(), [&](const auto& e) { return e.get() == type; });
@@ -1821,11 +1847,7 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   const MPI_Datatype h = *datatype;
   std::shared_ptr<Entry> keep = table().entries[static_cast<size_t>(h)];
   int rc = delete_attributes(AttrKind::kType, h, &keep->attrs);
-  if (keep->pins > 0) {
-    keep->parked = true;
-    table().parked.push_back(keep);
-  }
-  table().entries[static_cast<size_t>(h)].reset();
+  drop_handle(h);
   *datatype = MPI_DATATYPE_NULL;
   if (rc != MPI_SUCCESS)
     return fail(rc, func, kTypeComm, "an attribute delete callback of datatype %d failed (code %d)", h, rc);

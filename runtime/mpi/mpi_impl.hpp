@@ -161,6 +161,13 @@ struct Type {
 // Called by the last TypePin of a type MPI_Type_free parked: the type goes (datatype.cpp).
 void unpark_type(const Type* type);
 
+// A handle of the library's own for the type behind `datatype` (a copy without attributes,
+// committed when it is), for a request that builds from it after the program may have freed
+// its handle (persistent collectives); predefined types are their own. Invalid handles come
+// back as they are (the caller checked them). Freed with free_private_type.
+MPI_Datatype private_type(MPI_Datatype datatype);
+void free_private_type(MPI_Datatype datatype);
+
 // Keeps a derived type usable until the message that uses it completes, although the program
 // may free it first (MPI_Type_free). A plain count, not a shared_ptr: the MPI layer runs on one
 // thread at a time (MPI_THREAD_FUNNELED), and the shared_ptr's atomic count, taken per message

@@ -14,9 +14,42 @@ int comm_args(MPI_Comm comm, MPI_Request* request, const char* func, int* rank, 
   return MPI_SUCCESS;
 }
 
-// Runs `build` now (non-blocking form) or at every MPI_Start (persistent form, info given).
-int launch(MPI_Comm comm, bool persistent, std::function<int(Schedule&)> build, MPI_Request* request) {
-  if (persistent) return persistent_collective(comm, std::move(build), request);
+// The datatypes a builder uses. A persistent collective builds at every MPI_Start, after the
+// program may have freed its handles (MPI_Type_free leaves operations using a type intact), so
+// its builder uses private handles of the same types, freed with the request; the other forms
+// build at once from the program's own.
+class KeptTypes {
+ public:
+  explicit KeptTypes(bool persistent) : kept_(persistent ? std::make_shared<Private>() : nullptr) {}
+  MPI_Datatype operator()(MPI_Datatype t) {
+    if (!kept_) return t;
+    for (const auto& [theirs, mine] : kept_->handles)
+      if (theirs == t) return mine;
+    const MPI_Datatype mine = private_type(t);
+    if (mine != t) kept_->handles.emplace_back(t, mine);
+    return mine;
+  }
+  void all(std::vector<MPI_Datatype>& v) {
+    for (MPI_Datatype& t : v) t = (*this)(t);
+  }
+  std::shared_ptr<const void> owner() const { return kept_; }
+
+ private:
+  struct Private {
+    std::vector<std::pair<MPI_Datatype, MPI_Datatype>> handles;  // the program's, ours
+    ~Private() {
+      for (const auto& kept : handles) free_private_type(kept.second);
+    }
+  };
+  std::shared_ptr<Private> kept_;
+};
+
+// Runs `build` now (non-blocking form) or at every MPI_Start (persistent form, info given);
+// `kept` lives as long as the persistent request.
+int launch(MPI_Comm comm, bool persistent, std::function<int(Schedule&)> build, MPI_Request* request,
+           std::shared_ptr<const void> kept = nullptr) {
+  if (persistent)
+    return persistent_collective(comm, [build = std::move(build), kept](Schedule& s) { return build(s); }, request);
   auto s = std::make_unique<Schedule>(comm);
   if (int e = build(*s)) return e;
   return start_schedule(std::move(s), request);
@@ -55,14 +88,19 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_
       if (int e = check_type(type, func, "datatype", comm, &t)) return e;
       if (int e = check_count(count, func, "count", comm)) return e;
     }
+    KeptTypes keep(persistent);
+    type = keep(type);
     return launch(comm, persistent, [=](Schedule& s) { return build_inter_bcast(s, buf, count, type, root); },
-                  request);
+                  request, keep.owner());
   }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   if (int e = check_type(type, func, "datatype", comm, &t)) return e;
   if (int e = check_count(count, func, "count", comm)) return e;
   if (int e = check_root(root, size, func, comm)) return e;
-  return launch(comm, persistent, [=](Schedule& s) { return build_bcast(s, buf, count, type, root); }, request);
+  KeptTypes keep(persistent);
+  type = keep(type);
+  return launch(comm, persistent, [=](Schedule& s) { return build_bcast(s, buf, count, type, root); }, request,
+                keep.owner());
 }
 
 int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
@@ -88,10 +126,13 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const i
       if (int e = check_count(scount, func, "sendcount", comm)) return e;
     }
     const bool v = !c.empty();
+    KeptTypes keep(persistent);
+    stype = keep(stype);
+    rtype = keep(rtype);
     return launch(comm, persistent, [=](Schedule& s) {
       return build_inter_gather(s, sbuf, scount, stype, rbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, rcount,
                                 rtype, root);
-    }, request);
+    }, request, keep.owner());
   }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   if (int e = check_root(root, size, func, comm)) return e;
@@ -113,10 +154,13 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const i
     }
   }
   const bool v = rcounts != nullptr;
+  KeptTypes keep(persistent);
+  stype = keep(stype);
+  rtype = keep(rtype);
   return launch(comm, persistent, [=](Schedule& s) {
     return build_gather(s, sbuf, scount, stype, rbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, rcount, rtype,
                         root);
-  }, request);
+  }, request, keep.owner());
 }
 
 int scatter(const void* sbuf, const int* scounts, const int* displs, int scount, MPI_Datatype stype, void* rbuf,
@@ -142,10 +186,13 @@ int scatter(const void* sbuf, const int* scounts, const int* displs, int scount,
       if (int e = check_count(rcount, func, "recvcount", comm)) return e;
     }
     const bool v = !c.empty();
+    KeptTypes keep(persistent);
+    stype = keep(stype);
+    rtype = keep(rtype);
     return launch(comm, persistent, [=](Schedule& s) {
       return build_inter_scatter(s, sbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, scount, stype, rbuf, rcount,
                                  rtype, root);
-    }, request);
+    }, request, keep.owner());
   }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   if (int e = check_root(root, size, func, comm)) return e;
@@ -167,10 +214,13 @@ int scatter(const void* sbuf, const int* scounts, const int* displs, int scount,
     }
   }
   const bool v = scounts != nullptr;
+  KeptTypes keep(persistent);
+  stype = keep(stype);
+  rtype = keep(rtype);
   return launch(comm, persistent, [=](Schedule& s) {
     return build_scatter(s, sbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, scount, stype, rbuf, rcount, rtype,
                          root);
-  }, request);
+  }, request, keep.owner());
 }
 
 int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
@@ -192,10 +242,13 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, cons
       d = copy_of(displs, remote);
     }
     const bool v = rcounts != nullptr;
+    KeptTypes keep(persistent);
+    stype = keep(stype);
+    rtype = keep(rtype);
     return launch(comm, persistent, [=](Schedule& s) {
       return build_inter_allgather(s, sbuf, scount, stype, rbuf, v ? c.data() : nullptr, v ? d.data() : nullptr,
                                    rcount, rtype);
-    }, request);
+    }, request, keep.owner());
   }
   if (int e = comm_args(comm, request, func, &rank, &size)) return e;
   if (sbuf != MPI_IN_PLACE) {
@@ -213,10 +266,13 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, cons
     return e;
   }
   const bool v = rcounts != nullptr;
+  KeptTypes keep(persistent);
+  stype = keep(stype);
+  rtype = keep(rtype);
   return launch(comm, persistent, [=](Schedule& s) {
     return build_allgather(s, sbuf, scount, stype, rbuf, v ? c.data() : nullptr, v ? d.data() : nullptr, rcount,
                            rtype);
-  }, request);
+  }, request, keep.owner());
 }
 
 // alltoall / alltoallv / alltoallw as per-peer (count, byte displacement, type) triples.
@@ -236,10 +292,13 @@ int alltoallw(const void* sbuf, std::vector<int> sc, std::vector<MPI_Aint> sd, s
       return fail(MPI_ERR_COUNT, func, comm, "recvcounts[%d] = %d is negative", i, rc[static_cast<size_t>(i)]);
   }
   const bool inter = is_inter(comm);
+  KeptTypes keep(persistent);
+  keep.all(st);
+  keep.all(rt);
   return launch(comm, persistent, [=](Schedule& s) {
     return inter ? build_inter_alltoallw(s, sbuf, sc.data(), sd.data(), st.data(), rbuf, rc.data(), rd.data(), rt.data())
                  : build_alltoallw(s, sbuf, sc.data(), sd.data(), st.data(), rbuf, rc.data(), rd.data(), rt.data());
-  }, request);
+  }, request, keep.owner());
 }
 
 int alltoall_common(const void* sbuf, const int* scounts, const int* sdispls, int scount, MPI_Datatype stype,
@@ -328,23 +387,30 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
   if (is_inter(comm)) {
     if (int e = inter_check_root(root, comm, func)) return e;
+    KeptTypes keep(persistent);
+    type = keep(type);
     return launch(comm, persistent,
-                  [=](Schedule& s) { return build_inter_reduce(s, sbuf, rbuf, count, type, op, root); }, request);
+                  [=](Schedule& s) { return build_inter_reduce(s, sbuf, rbuf, count, type, op, root); }, request,
+                  keep.owner());
   }
   if (int e = check_root(root, size, func, comm)) return e;
+  KeptTypes keep(persistent);
+  type = keep(type);
   return launch(comm, persistent, [=](Schedule& s) { return build_reduce(s, sbuf, rbuf, count, type, op, root); },
-                request);
+                request, keep.owner());
 }
 
 int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
               MPI_Request* request, bool persistent, const char* func) {
   int rank = 0, size = 0;
   if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
+  KeptTypes keep(persistent);
+  type = keep(type);
   if (is_inter(comm))
     return launch(comm, persistent, [=](Schedule& s) { return build_inter_allreduce(s, sbuf, rbuf, count, type, op); },
-                  request);
+                  request, keep.owner());
   return launch(comm, persistent, [=](Schedule& s) { return build_allreduce(s, sbuf, rbuf, count, type, op); },
-                request);
+                request, keep.owner());
 }
 
 int reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, int block, MPI_Datatype type, MPI_Op op,
@@ -360,10 +426,12 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, int block, 
   } else if (int e = check_count(block, func, "recvcount", comm)) {
     return e;
   }
+  KeptTypes keep(persistent);
+  type = keep(type);
   return launch(comm, persistent, [=](Schedule& s) {
     return inter ? build_inter_reduce_scatter(s, sbuf, rbuf, c.data(), type, op)
                  : build_reduce_scatter(s, sbuf, rbuf, c.data(), type, op);
-  }, request);
+  }, request, keep.owner());
 }
 
 int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request,
@@ -371,8 +439,11 @@ int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, 
   int rank = 0, size = 0;
   if (is_inter(comm)) return fail(MPI_ERR_COMM, func, comm, "scan and exscan are not defined on intercommunicators");
   if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
+  KeptTypes keep(persistent);
+  type = keep(type);
   return launch(comm, persistent,
-                [=](Schedule& s) { return build_scan(s, sbuf, rbuf, count, type, op, exclusive); }, request);
+                [=](Schedule& s) { return build_scan(s, sbuf, rbuf, count, type, op, exclusive); }, request,
+                keep.owner());
 }
 
 }  // namespace

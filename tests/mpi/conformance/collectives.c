@@ -431,6 +431,64 @@ static void test_errors(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* MPI_Type_free leaves operations that use a type intact: a persistent collective whose types
+ * the program freed right after the init call still moves the same data at every start. A
+ * type created after the free must not change what the request does. */
+static void test_persistent_outlives_types(void) {
+  enum { kCount = 4, kStride = 3, kExtent = (kCount - 1) * kStride + 1 };
+  MPI_Datatype strided, triple, later;
+  CHECK_MPI(MPI_Type_vector(kCount, 1, kStride, MPI_INT, &strided));
+  CHECK_MPI(MPI_Type_commit(&strided));
+  CHECK_MPI(MPI_Type_contiguous(3, MPI_INT, &triple));
+  CHECK_MPI(MPI_Type_commit(&triple));
+  int bbuf[kExtent], in[6], out[6];
+  int* a2a_in = malloc(sizeof(int) * (size_t)size * kCount);
+  int* a2a_out = malloc(sizeof(int) * (size_t)size * kExtent);
+  MPI_Request req[3];
+  CHECK_MPI(MPI_Bcast_init(bbuf, 1, strided, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+  CHECK_MPI(MPI_Allreduce_init(in, out, 2, triple, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+  CHECK_MPI(MPI_Alltoall_init(a2a_in, kCount, MPI_INT, a2a_out, 1, strided, MPI_COMM_WORLD, MPI_INFO_NULL, &req[2]));
+  CHECK_MPI(MPI_Type_free(&strided));
+  CHECK_MPI(MPI_Type_free(&triple));
+  CHECK_MPI(MPI_Type_contiguous(2, MPI_DOUBLE, &later));
+  CHECK_MPI(MPI_Type_commit(&later));
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < kExtent; ++i) bbuf[i] = rank == 0 ? val(round, i) : -1;
+    for (int i = 0; i < 6; ++i) {
+      in[i] = val(rank, i + round);
+      out[i] = -1;
+    }
+    for (int i = 0; i < size * kCount; ++i) a2a_in[i] = val(rank, i + round);
+    for (int i = 0; i < size * kExtent; ++i) a2a_out[i] = -1;
+    CHECK_MPI(MPI_Startall(3, req));
+    CHECK_MPI(MPI_Waitall(3, req, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < kExtent; ++i) {
+      const int want = (rank == 0 || i % kStride == 0) ? val(round, i) : -1;
+      CHECK(bbuf[i] == want, "round %d: persistent bcast of a freed vector type, element %d = %d, want %d", round, i,
+            bbuf[i], want);
+    }
+    for (int i = 0; i < 6; ++i) {
+      int want = 0;
+      for (int r = 0; r < size; ++r) want += val(r, i + round);
+      CHECK(out[i] == want, "round %d: persistent allreduce of a freed contiguous type, element %d = %d, want %d",
+            round, i, out[i], want);
+    }
+    /* Block p of the receive buffer is one element of the vector type (kExtent ints): the kCount
+     * ints from rank p, kStride apart; the ints between stay untouched. */
+    for (int p = 0; p < size; ++p)
+      for (int i = 0; i < kExtent; ++i) {
+        const int got = a2a_out[p * kExtent + i];
+        const int want = i % kStride == 0 ? val(p, rank * kCount + i / kStride + round) : -1;
+        CHECK(got == want, "round %d: persistent alltoall into a freed vector type, block %d element %d = %d, want %d",
+              round, p, i, got, want);
+      }
+  }
+  for (int i = 0; i < 3; ++i) CHECK_MPI(MPI_Request_free(&req[i]));
+  CHECK_MPI(MPI_Type_free(&later));
+  free(a2a_in);
+  free(a2a_out);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -442,6 +500,7 @@ int main(int argc, char** argv) {
     test_alltoall_family((enum Form)f);
     test_large_commutative_allreduce((enum Form)f);
   }
+  test_persistent_outlives_types();
   test_overlap();
   test_progress_while_computing();
   test_ops();
