@@ -182,8 +182,8 @@ BsendPool g_bsend;
 
 int buffered_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                   const char* func) {
-  SendView view;
-  if (int e = view.init(buf, count, datatype, func, comm)) return e;
+  SendView view;  // packed (non-contiguous) data goes straight into the attached buffer
+  if (int e = view.init(buf, count, datatype, func, comm, true)) return e;
   if (int e = check_rank_arg(comm, dest, func, "dest", false)) return e;
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   g_bsend.reap();
@@ -194,7 +194,8 @@ int buffered_send(const void* buf, int count, MPI_Datatype datatype, int dest, i
                 "one with MPI_Buffer_attach)",
                 g_bsend.size, static_cast<long long>(view.bytes));
   char* copy = g_bsend.base + at;
-  if (view.bytes > 0) std::memcpy(copy, view.data, static_cast<size_t>(view.bytes));
+  if (view.packed) view.layout.pack(0, copy, static_cast<uint64_t>(view.bytes));
+  else if (view.bytes > 0) std::memcpy(copy, view.data, static_cast<size_t>(view.bytes));
   xmsg_request_t r = XMSG_REQUEST_NULL;
   int code = xmsg_isend(copy, view.bytes, XMSG_BYTE, transport_rank(comm, dest), tag, comm, &r);
   if (code) {
@@ -274,10 +275,11 @@ int take_message(void* buf, int count, MPI_Datatype datatype, MPI_Message* messa
   if (*message <= 0 || *message >= static_cast<int>(table.size()) || !table[*message].live)
     return fail(MPI_ERR_REQUEST, func, MPI_COMM_WORLD, "message %d is not a matched message", *message);
   Message& m = table[*message];
-  RecvView view;
-  if (int e = view.init(buf, count, datatype, func, m.comm)) return e;
+  RecvView view;  // non-contiguous data is unpacked straight from the message's buffer
+  if (int e = view.init(buf, count, datatype, func, m.comm, true)) return e;
   int64_t n = m.bytes <= view.bytes ? m.bytes : view.bytes;
-  if (n > 0) std::memcpy(view.data, m.data.get(), static_cast<size_t>(n));
+  if (view.packed) view.layout.unpack(0, m.data.get(), static_cast<uint64_t>(n));
+  else if (n > 0) std::memcpy(view.data, m.data.get(), static_cast<size_t>(n));
   view.finish(n);
   MPI_Status st = m.status;
   st.xmsg_bytes = n;

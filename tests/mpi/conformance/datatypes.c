@@ -838,6 +838,13 @@ static void wire_ints(const char* what, MPI_Datatype t, int origin, const int* i
     CHECK_MPI(MPI_Send(src + origin, 1, t, 1, tag + 1, MPI_COMM_WORLD));
     for (int k = 0; k < n; ++k) flat[k] = 1000 + origin + idx[k];
     CHECK_MPI(MPI_Send(flat, n, MPI_INT, 1, tag + 2, MPI_COMM_WORLD));
+    /* Buffered: the data is packed into the attached buffer. */
+    static char attached[4096 + MPI_BSEND_OVERHEAD];
+    void* old = NULL;
+    int old_size = 0;
+    CHECK_MPI(MPI_Buffer_attach(attached, (int)sizeof attached));
+    CHECK_MPI(MPI_Bsend(src + origin, 1, t, 1, tag + 3, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Buffer_detach(&old, &old_size));
     return;
   }
   int dst[NSRC], flat[NSRC], count = -1;
@@ -865,6 +872,15 @@ static void wire_ints(const char* what, MPI_Datatype t, int origin, const int* i
   CHECK_MPI(MPI_Recv(dst + origin, 1, t, 0, tag + 2, MPI_COMM_WORLD, &st));
   snprintf(label, sizeof label, "%s sent as MPI_INT, received as the type", what);
   expect_scattered(label, dst, origin, idx, n);
+
+  MPI_Message msg;
+  fill(dst, NSRC, -1);
+  CHECK_MPI(MPI_Mprobe(0, tag + 3, MPI_COMM_WORLD, &msg, &st));
+  CHECK_MPI(MPI_Mrecv(dst + origin, 1, t, &msg, &st));
+  snprintf(label, sizeof label, "%s sent by MPI_Bsend, received by MPI_Mrecv as the type", what);
+  expect_scattered(label, dst, origin, idx, n);
+  CHECK_MPI(MPI_Get_elements(&st, t, &count));
+  CHECK(count == n, "%s: MPI_Get_elements %d, expected %d", label, count, n);
 }
 
 static void test_wire(void) {
