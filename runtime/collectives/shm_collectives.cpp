@@ -95,9 +95,10 @@ bool on_one_node(const Comm& c) {
   return std::all_of(node_ids.begin(), node_ids.end(), [&](int id) { return id == node_ids[0]; });
 }
 
-// Rank 0 creates the region and says whether it could; the others map it and answer; rank 0
-// unlinks the name (everyone has mapped it or given up) and sends the verdict, so every rank
-// takes the same path even when /dev/shm is full or a map fails.
+// Rank 0 creates the region and says whether it could, with what the others need to join it
+// (its descriptor where the region is nameless); the others map it and answer; rank 0 lets go
+// of the name and the descriptor (everyone has mapped it or given up) and sends the verdict,
+// so every rank takes the same path even when /dev/shm is full or a map fails.
 bool set_up(const Comm& c, NodeShm* s) {
   uint32_t context = 0;
   int creator = 0;
@@ -108,33 +109,39 @@ bool set_up(const Comm& c, NodeShm* s) {
   const size_t slot = static_cast<size_t>(thresholds().shm_slot);
   const size_t chunk = static_cast<size_t>(thresholds().pipe_chunk);
   const int chunks = static_cast<int>(thresholds().pipe_chunks);
+  struct Invitation {
+    char status = kSetupFailed;
+    transport::shm::JoinTicket ticket;
+  } invitation;
   char mine = kSetupOk;
   if (c.rank == 0) {
     try {
-      s->region = NodeCollectiveRegion::create(name, c.size, slot, chunk, chunks);
+      s->region = NodeCollectiveRegion::create(name, c.size, slot, chunk, chunks, params::flag("XMSG_SHM_NAMELESS"),
+                                               &invitation.ticket);
       s->region.publish_identity(c.rank);
     } catch (const std::exception&) {
       mine = kSetupFailed;
     }
+    invitation.status = mine;
     std::vector<char> answers(static_cast<size_t>(c.size), kSetupFailed);
     {
       Step step(c);
-      for (int r = 1; r < c.size; ++r) step.send(&mine, 1, r, kTagNodeRegion);
+      for (int r = 1; r < c.size; ++r) step.send(&invitation, sizeof invitation, r, kTagNodeRegion);
       for (int r = 1; r < c.size; ++r) step.recv(&answers[static_cast<size_t>(r)], 1, r, kTagNodeRegion + 1);
       if (step.wait() != XMSG_SUCCESS) mine = kSetupFailed;
     }
-    s->region.unlink();
+    s->region.done_sharing();
     for (int r = 1; r < c.size; ++r)
       if (answers[static_cast<size_t>(r)] != kSetupOk) mine = kSetupFailed;
     Step verdict(c);
     for (int r = 1; r < c.size; ++r) verdict.send(&mine, 1, r, kTagNodeRegion + 2);
     if (verdict.wait() != XMSG_SUCCESS) mine = kSetupFailed;
   } else {
-    char created = kSetupFailed;
-    if (sendrecv(c, nullptr, 0, -1, &created, 1, 0, kTagNodeRegion) != XMSG_SUCCESS) created = kSetupFailed;
-    if (created == kSetupOk) {
+    if (sendrecv(c, nullptr, 0, -1, &invitation, sizeof invitation, 0, kTagNodeRegion) != XMSG_SUCCESS)
+      invitation.status = kSetupFailed;
+    if (invitation.status == kSetupOk) {
       try {
-        s->region = NodeCollectiveRegion::open(name, c.size, slot, chunk, chunks);
+        s->region = NodeCollectiveRegion::join(name, c.size, slot, chunk, chunks, invitation.ticket);
         s->region.publish_identity(c.rank);
       } catch (const std::exception&) {
         mine = kSetupFailed;

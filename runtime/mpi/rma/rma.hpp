@@ -181,7 +181,8 @@ struct Window {
   std::vector<RankInfo> ranks;
   // allocate: memory we own; shared: the mapped segment and each rank's offset in it.
   void* owned = nullptr;
-  void* segment = nullptr;
+  void* segment = nullptr;  // the data of `shared`
+  xmsgi_shared* shared = nullptr;
   size_t segment_bytes = 0;
   std::vector<int64_t> seg_offset;
   // Every rank's memory is in `segment`, mapped here: operations are loads and stores by the

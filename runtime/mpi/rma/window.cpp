@@ -135,9 +135,10 @@ int make_window(MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info, int 
   return MPI_SUCCESS;
 }
 
-// One segment for the whole communicator, mapped by every rank (rank 0 creates it, the others
-// open it, rank 0 unlinks the name once all have it mapped, so nothing outlives the job).
-// `with_memory` false: the control block alone (the single-copy path's locks).
+// One segment for the whole communicator, mapped by every rank: rank 0 creates it (nameless
+// where the node allows, xmsgi_shared_create) and sends how to join it, the others join, and
+// rank 0 lets go of the name or descriptor once all have it mapped, so nothing outlives the
+// job. `with_memory` false: the control block alone (the single-copy path's locks).
 int map_shared(Window* w, const char* func, bool with_memory = true) {
   // The control block comes first: the accumulate lock on a cache line of its own, then one
   // passive-target lock word per rank, a cache line each, then the PSCW counters (small
@@ -156,35 +157,31 @@ int map_shared(Window* w, const char* func, bool with_memory = true) {
   xmsgi_comm_world_rank(w->xcomm, 0, &creator);
   const std::string name = "/xmsg-" + std::string(xmsgi_job_id()) + "-rma-" + std::to_string(context) + "-" +
                            std::to_string(creator);
-  int ok = 1;
-  int fd = -1;
-  if (w->rank == 0) {
-    shm_unlink(name.c_str());
-    fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0 || ftruncate(fd, static_cast<off_t>(total)) != 0) ok = 0;
-  }
-  xmsg_bcast(&ok, 1, XMSG_INT, 0, w->xcomm);
-  if (ok && w->rank != 0) {
-    fd = shm_open(name.c_str(), O_RDWR, 0600);
-    if (fd < 0) ok = 0;
-  }
-  if (ok) {
-    void* p = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) ok = 0;
-    else w->segment = p;
-  }
-  if (fd >= 0) close(fd);
+  struct {
+    int64_t ok;
+    xmsgi_shared_ticket ticket;
+  } invitation{0, {}};
+  char why[512] = "";
+  if (w->rank == 0)
+    invitation.ok = xmsgi_shared_create(name.c_str(), static_cast<uint64_t>(total), &w->shared, &invitation.ticket,
+                                        why, sizeof why) == XMSG_SUCCESS;
+  xmsg_bcast(&invitation, sizeof invitation, XMSG_BYTE, 0, w->xcomm);
+  int ok = static_cast<int>(invitation.ok);
+  if (ok && w->rank != 0)
+    ok = xmsgi_shared_join(name.c_str(), static_cast<uint64_t>(total), &invitation.ticket, &w->shared, why,
+                           sizeof why) == XMSG_SUCCESS;
   int all = 0;
   xmsg_allreduce(&ok, &all, 1, XMSG_INT, XMSG_MIN, w->xcomm);
-  if (w->rank == 0) shm_unlink(name.c_str());
+  if (w->rank == 0) xmsgi_shared_done_sharing(w->shared);
   if (!all) {
-    if (w->segment) munmap(w->segment, static_cast<size_t>(total));
-    w->segment = nullptr;
-    return fail(MPI_ERR_NO_MEM, func, w->comm, "cannot create the %lld-byte shared segment %s: %s",
-                static_cast<long long>(total), name.c_str(), std::strerror(errno));
+    xmsgi_shared_free(w->shared);
+    w->shared = nullptr;
+    return fail(MPI_ERR_NO_MEM, func, w->comm, "cannot share the %lld-byte window segment %s%s%s",
+                static_cast<long long>(total), name.c_str(), why[0] ? ": " : " (a peer could not)", why);
   }
+  w->segment = xmsgi_shared_data(w->shared);
   // Not constructed here: a rank done with creation may already hold it while another is
-  // still returning from the allreduce above. ftruncate zeroed it, which is "free".
+  // still returning from the allreduce above. Creation zeroed it, which is "free".
   w->acc_lock = reinterpret_cast<std::atomic<uint32_t>*>(w->segment);
   w->lock_words = reinterpret_cast<std::atomic<uint64_t>*>(static_cast<char*>(w->segment) + 64);
   pscw_place(w, static_cast<char*>(w->segment) + 64 + kLockWordStride * w->size);
@@ -229,7 +226,8 @@ bool on_one_node(MPI_Comm comm) {
 }
 
 void release_memory(Window* w) {
-  if (w->segment) munmap(w->segment, w->segment_bytes);
+  xmsgi_shared_free(w->shared);
+  w->shared = nullptr;
   w->segment = nullptr;
   std::free(w->owned);
   w->owned = nullptr;

@@ -2,7 +2,6 @@
 #include <xmsg/transport/transport.hpp>
 
 #include "CmaCopy.hpp"
-#include "Segment.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -66,49 +65,50 @@ size_t NodeCollectiveRegion::bytes_for(int ranks, size_t slot_bytes, size_t pipe
 }
 
 NodeCollectiveRegion NodeCollectiveRegion::create(const std::string& name, int ranks, size_t slot_bytes,
-                                                  size_t pipe_chunk_bytes, int pipe_chunks) {
+                                                  size_t pipe_chunk_bytes, int pipe_chunks, bool nameless_wanted,
+                                                  JoinTicket* ticket) {
   slot_bytes = round_up(slot_bytes, kStride);
   pipe_chunk_bytes = round_up(pipe_chunk_bytes, kPage);
   pipe_chunks = pipe_chunks_within_budget(ranks, pipe_chunk_bytes, pipe_chunks);
-  auto segment = std::make_unique<Segment>(
-      Segment::create(name, bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks)));
+  NodeSharedObject object = NodeSharedObject::create(
+      name, bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks), nameless_wanted);
+  if (ticket) *ticket = object.ticket();
   // The object is fresh (posix_fallocate zero-fills it), so the counters start at 0.
-  auto* header = static_cast<Header*>(segment->data());
+  auto* header = static_cast<Header*>(object.data());
   for (int r = 0; r < ranks; ++r)
-    new (static_cast<std::byte*>(segment->data()) + kStride * (1 + static_cast<size_t>(r))) RankControl();
+    new (static_cast<std::byte*>(object.data()) + kStride * (1 + static_cast<size_t>(r))) RankControl();
   header->ranks = static_cast<uint64_t>(ranks);
   header->slot_bytes = slot_bytes;
   header->pipe_chunk_bytes = pipe_chunk_bytes;
   header->pipe_chunks = static_cast<uint64_t>(pipe_chunks);
   std::atomic_ref<uint64_t>(header->magic).store(kRegionMagic, std::memory_order_release);
   NodeCollectiveRegion region;
-  region.bind(std::move(segment), ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks);
+  region.bind(std::move(object), ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks);
   return region;
 }
 
-NodeCollectiveRegion NodeCollectiveRegion::open(const std::string& name, int ranks, size_t slot_bytes,
-                                                size_t pipe_chunk_bytes, int pipe_chunks) {
+NodeCollectiveRegion NodeCollectiveRegion::join(const std::string& name, int ranks, size_t slot_bytes,
+                                                size_t pipe_chunk_bytes, int pipe_chunks, const JoinTicket& ticket) {
   slot_bytes = round_up(slot_bytes, kStride);
   pipe_chunk_bytes = round_up(pipe_chunk_bytes, kPage);
   pipe_chunks = pipe_chunks_within_budget(ranks, pipe_chunk_bytes, pipe_chunks);
   const size_t bytes = bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks);
-  auto segment = std::make_unique<Segment>(Segment::open(name, bytes, bytes <= kPopulateUpTo));
-  auto* header = static_cast<Header*>(segment->data());
+  NodeSharedObject object = NodeSharedObject::join(name, bytes, ticket, bytes <= kPopulateUpTo);
+  auto* header = static_cast<Header*>(object.data());
   if (std::atomic_ref<uint64_t>(header->magic).load(std::memory_order_acquire) != kRegionMagic ||
       header->ranks != static_cast<uint64_t>(ranks) || header->slot_bytes != slot_bytes ||
       header->pipe_chunk_bytes != pipe_chunk_bytes || header->pipe_chunks != static_cast<uint64_t>(pipe_chunks))
-    throw TransportError("shm: /dev/shm" + name + " is not a collective region for " + std::to_string(ranks) +
-                         " ranks with " + std::to_string(slot_bytes) + "-byte slots and " +
-                         std::to_string(pipe_chunks) + " pipeline chunks of " + std::to_string(pipe_chunk_bytes) +
-                         " bytes");
+    throw TransportError("shm: " + name + " is not a collective region for " + std::to_string(ranks) + " ranks with " +
+                         std::to_string(slot_bytes) + "-byte slots and " + std::to_string(pipe_chunks) +
+                         " pipeline chunks of " + std::to_string(pipe_chunk_bytes) + " bytes");
   NodeCollectiveRegion region;
-  region.bind(std::move(segment), ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks);
+  region.bind(std::move(object), ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks);
   return region;
 }
 
-void NodeCollectiveRegion::bind(std::unique_ptr<Segment> segment, int ranks, size_t slot_bytes,
-                                size_t pipe_chunk_bytes, int pipe_chunks) {
-  base_ = static_cast<std::byte*>(segment->data());
+void NodeCollectiveRegion::bind(NodeSharedObject object, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes,
+                                int pipe_chunks) {
+  base_ = static_cast<std::byte*>(object.data());
   slots_ = base_ + kStride * (1 + static_cast<size_t>(ranks));
   pipes_ = base_ + round_up(kStride * (1 + static_cast<size_t>(ranks)) + slots_bytes(ranks, slot_bytes), kPage);
   ranks_ = ranks;
@@ -116,7 +116,7 @@ void NodeCollectiveRegion::bind(std::unique_ptr<Segment> segment, int ranks, siz
   pipe_chunk_bytes_ = pipe_chunk_bytes;
   pipe_chunks_ = pipe_chunks;
   pipe_meta_bytes_ = pipe_meta_bytes(ranks, pipe_chunks);
-  segment_ = std::move(segment);
+  object_ = std::move(object);
 }
 
 bool read_process_memory(pid_t pid, uint64_t remote_addr, void* dst, size_t len, std::string& err) {
@@ -136,8 +136,6 @@ bool NodeCollectiveRegion::can_read_from(int rank) const {
   return pid > 0 && self != 0 && cma_probe(static_cast<pid_t>(pid), self, static_cast<uint64_t>(pid));
 }
 
-void NodeCollectiveRegion::unlink() {
-  if (segment_) segment_->unlink();
-}
+void NodeCollectiveRegion::done_sharing() { object_.done_sharing(); }
 
 }  // namespace xmsg::transport::shm

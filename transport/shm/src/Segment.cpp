@@ -68,6 +68,32 @@ Segment Segment::create(const std::string& name, size_t bytes, bool keep_descrip
   return s;
 }
 
+Segment Segment::create_nameless(const std::string& label, size_t bytes) {
+  // The label is what /proc/<pid>/fd shows ("memfd:xmsg-..."): the name without its slash.
+  const int fd = ::memfd_create(label.c_str() + (label.starts_with('/') ? 1 : 0), MFD_CLOEXEC);
+  if (fd < 0) throw TransportError("shm: memfd_create(" + label + ") failed: " + std::strerror(errno));
+  // As in create(): a shortage is an error now, not a SIGBUS at first touch. A memfd draws on
+  // the same shmem pool as /dev/shm, but not on /dev/shm's mount limit.
+  if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
+    ::close(fd);
+    throw TransportError("shm: cannot reserve " + std::to_string(bytes) + " bytes of shared memory for " + label +
+                         ": " + std::strerror(err));
+  }
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    const int saved = errno;
+    ::close(fd);
+    throw TransportError("shm: mmap of " + std::to_string(bytes) + " bytes for " + label +
+                         " failed: " + std::strerror(saved));
+  }
+  Segment s;
+  s.name_ = label;
+  s.data_ = p;
+  s.bytes_ = bytes;
+  s.fd_ = fd;
+  return s;
+}
+
 Segment Segment::open(const std::string& name, size_t bytes, bool populate) {
   int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
   if (fd < 0) throw TransportError("shm: " + errno_text("shm_open", name));

@@ -13,6 +13,9 @@ class Segment {
   // `keep_descriptor`: hold the object open (descriptor()) so that peers can take it with
   // pidfd_getfd(2) once the name is gone.
   static Segment create(const std::string& name, size_t bytes, bool keep_descriptor = false);
+  // An object that never has a name (memfd_create(2)), reserved and mapped like create()'s;
+  // peers take it by its descriptor (kept open: descriptor()). `label` is for messages.
+  static Segment create_nameless(const std::string& label, size_t bytes);
   // Maps an existing object created by a peer. `populate`: fill the page tables now (no minor
   // fault per 4 KiB on first use, at the price of the whole range in this process's Rss).
   static Segment open(const std::string& name, size_t bytes, bool populate = true);

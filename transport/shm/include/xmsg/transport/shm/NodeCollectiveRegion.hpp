@@ -1,8 +1,9 @@
 // NodeCollectiveRegion: the shared-memory segment through which the ranks of one communicator
 // that all live on one node run small collectives (runtime/collectives/shm_collectives.cpp).
-// Named like every xmsg segment, /dev/shm/xmsg-<job_id>-coll-..., 0600, so the launcher's
-// cleanup of /xmsg-<job_id>-* removes it after a kill -9; its creator unlinks it as soon as
-// every member has mapped it.
+// A NodeSharedObject: nameless where the members can take the creator's descriptor, else
+// named like every xmsg segment, /dev/shm/xmsg-<job_id>-coll-..., 0600, so the launcher's
+// cleanup of /xmsg-<job_id>-* removes it after a kill -9, and its creator unlinks it as soon
+// as every member has mapped it (done_sharing).
 //
 // Layout: a header, then per rank one control block and two data slots. Collective number s
 // uses half s % 2 of everything a rank writes, so a writer may run one collective ahead of its
@@ -28,9 +29,9 @@
 #include <string>
 #include <sys/types.h>
 
-namespace xmsg::transport::shm {
+#include <xmsg/transport/shm/NodeSharedObject.hpp>
 
-class Segment;
+namespace xmsg::transport::shm {
 
 // Copies `len` bytes at `remote_addr` in process `pid` into `dst` (process_vm_readv); false
 // with `err` set when the kernel refuses (ptrace policy, dead process, unmapped range).
@@ -66,21 +67,22 @@ class NodeCollectiveRegion {
   NodeCollectiveRegion& operator=(NodeCollectiveRegion&&) noexcept;
   ~NodeCollectiveRegion();
 
-  // Creates (replacing a stale object of that name), zeroes and maps the region. Throws
-  // TransportError with a message naming the segment.
+  // Creates (replacing a stale object of that name), zeroes and maps the region; `ticket` is
+  // what the members need to join. Throws TransportError with a message naming the segment.
   static NodeCollectiveRegion create(const std::string& name, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes,
-                                     int pipe_chunks);
-  // Maps a region a peer created; throws TransportError when it is missing or its header does
-  // not describe `ranks` ranks with `slot_bytes` slots.
-  static NodeCollectiveRegion open(const std::string& name, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes,
-                                   int pipe_chunks);
+                                     int pipe_chunks, bool nameless_wanted, JoinTicket* ticket);
+  // Maps a region a peer created; throws TransportError when it cannot be joined or its header
+  // does not describe `ranks` ranks with `slot_bytes` slots.
+  static NodeCollectiveRegion join(const std::string& name, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes,
+                                   int pipe_chunks, const JoinTicket& ticket);
   // Segment name for a communicator: unique per job, context id and creating world rank
   // (disjoint communicators made by one split share a context id, never a creator).
   static std::string name_for(const std::string& job_id, uint32_t context, int creator_world_rank);
   static size_t bytes_for(int ranks, size_t slot_bytes, size_t pipe_chunk_bytes, int pipe_chunks);
 
-  // Removes the name from /dev/shm; the mappings stay valid.
-  void unlink();
+  // The creator, once every member joined or gave up: the name (if any) and the descriptor go;
+  // the mappings stay valid.
+  void done_sharing();
 
   bool mapped() const { return base_ != nullptr; }
   int ranks() const { return ranks_; }
@@ -114,7 +116,7 @@ class NodeCollectiveRegion {
   }
 
  private:
-  std::unique_ptr<Segment> segment_;
+  NodeSharedObject object_;
   std::byte* base_ = nullptr;
   std::byte* slots_ = nullptr;
   int ranks_ = 0;
@@ -127,7 +129,7 @@ class NodeCollectiveRegion {
   std::byte* pipe(int rank) const {
     return pipes_ + static_cast<size_t>(rank) * (pipe_meta_bytes_ + static_cast<size_t>(pipe_chunks_) * pipe_chunk_bytes_);
   }
-  void bind(std::unique_ptr<Segment> segment, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes, int pipe_chunks);
+  void bind(NodeSharedObject object, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes, int pipe_chunks);
 };
 
 }  // namespace xmsg::transport::shm
