@@ -7,6 +7,7 @@
 #include "Topology.hpp"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -22,6 +23,11 @@ extern char** environ;
 
 int main(int argc, char** argv) {
   using namespace xmsg::launcher;
+  // One malloc arena for every thread: glibc gives each new thread that allocates an arena of
+  // its own, 64 MiB of reserved address space apiece, and the output writers alone took two
+  // (xmsgrun's VmSize 180 MB, under a tight `ulimit -v` a failed job start). The launcher's
+  // threads allocate rarely; sharing the main heap costs them nothing measurable.
+  ::mallopt(M_ARENA_MAX, 1);
   std::vector<std::string> args(argv + 1, argv + argc);
   ParseOutcome parsed = parse_options(args, real_environment());
   if (parsed.kind == ParseOutcome::Kind::Help) {
