@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace xmsg::coll {
 namespace {
@@ -13,11 +14,26 @@ namespace {
 // slot or the pipelines win anyway.
 constexpr double kSyscallNs = 1000;
 
+
 double chunks(int64_t bytes, int64_t chunk) {
   return std::ceil(static_cast<double>(bytes) / static_cast<double>(std::max<int64_t>(chunk, 1)));
 }
 
 }  // namespace
+
+int profile_partner(const int* numa_of_rank, int ranks) {
+  for (int r = 1; r < ranks; ++r)
+    if (numa_of_rank[0] >= 0 && numa_of_rank[r] >= 0 && numa_of_rank[r] != numa_of_rank[0]) return r;
+  return 1;
+}
+
+int numa_nodes_spanned(const int* numa_of_rank, int ranks) {
+  std::vector<int> seen;
+  for (int r = 0; r < ranks; ++r)
+    if (numa_of_rank[r] >= 0 && std::find(seen.begin(), seen.end(), numa_of_rank[r]) == seen.end())
+      seen.push_back(numa_of_rank[r]);
+  return std::max<int>(1, static_cast<int>(seen.size()));
+}
 
 double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes, int64_t chunk) {
   // A reader takes chunks from whichever writer has one ready and writers run ahead of their
@@ -52,10 +68,11 @@ double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t
 int64_t large_path_from(const NodeProfile& p, LargeCollective kind, int n, int64_t chunk) {
   if (!p.measured() || p.cma_ns_per_byte <= 0 || n < 2) return kNeverBytes;
   // Both costs are nearly linear in the size, so "faster from here on" is decided by the
-  // largest sizes; scanning down from the top finds where the single copy stops winning.
+  // largest sizes; scanning down from the top finds where the single copy stops winning by
+  // kSingleCopyMargin.
   int64_t from = kNeverBytes;
   for (int64_t bytes = kNeverBytes >> 1; bytes >= 4096; bytes >>= 1) {
-    if (single_copy_ns(p, kind, n, bytes) >= pipeline_ns(p, kind, n, bytes, chunk)) break;
+    if (single_copy_ns(p, kind, n, bytes) >= kSingleCopyMargin * pipeline_ns(p, kind, n, bytes, chunk)) break;
     from = bytes;
   }
   return from;

@@ -22,9 +22,16 @@
 namespace xmsg::coll {
 
 struct NodeProfile {
-  // Half the median round trip of a 1-byte message between ranks 0 and 1 (the cost of telling
-  // a peer that data is there, transport included); 0 when not measured.
+  // Half the median round trip of a 1-byte message between rank 0 and `partner` (the cost of
+  // telling a peer that data is there, transport included); 0 when not measured.
   double sync_ns = 0;
+  // The rank rank 0 timed the round trips with: the first rank on another NUMA node than rank
+  // 0's when the communicator spans several (a pipeline waits for its slowest hand-off, and
+  // one across NUMA nodes or sockets costs more than one inside), else rank 1.
+  int partner = 1;
+  // NUMA nodes the communicator's ranks run on (each rank's at set-up, getcpu(2)); 1 when
+  // unknown.
+  int numa_nodes = 1;
   // Plain memcpy between two 1 MiB buffers of one process, ns per byte (median of a few).
   double copy_ns_per_byte = 0;
   // process_vm_readv of a 1 MiB buffer (the process reads itself: the same page pinning as
@@ -38,6 +45,13 @@ struct NodeProfile {
   bool measured() const { return copy_ns_per_byte > 0; }
   double handoff_cost_ns() const { return shares_cores ? 0 : sync_ns; }
 };
+
+// Whom rank 0 times its round trips with (NodeProfile::partner), from every rank's NUMA node
+// (numa_of_rank[r], -1 when unknown; at least 2 ranks): the first rank whose node differs
+// from rank 0's, else rank 1. Every rank computes it from the same published nodes.
+int profile_partner(const int* numa_of_rank, int ranks);
+// Distinct known nodes among numa_of_rank (at least 1).
+int numa_nodes_spanned(const int* numa_of_rank, int ranks);
 
 enum class LargeCollective { kBcast, kAllreduce, kAlltoall };
 
@@ -59,8 +73,16 @@ constexpr int64_t kNeverBytes = int64_t{1} << 50;
 double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes, int64_t chunk);
 double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes);
 
-// The smallest power-of-two size from which single copy is predicted faster at that size and
-// every larger one (kNeverBytes when it never is, or CMA is not possible: cma_ns_per_byte 0).
+// Single copy must be predicted to take at most this fraction of the pipelines' time before
+// it is chosen. On this project's VM alltoall at 4 ranks sits right at the crossover (6 copies
+// by the pipelines against 3 CMA reads, with CMA at half memcpy's speed), so without a margin
+// the few percent of noise in the set-up measurement decided the path, differently from one
+// job to the next. A prediction within 20% is not worth leaving the path every machine runs well.
+constexpr double kSingleCopyMargin = 0.8;
+
+// The smallest power-of-two size from which single copy is predicted to take at most
+// kSingleCopyMargin of the pipelines' time at that size and every larger one (kNeverBytes when
+// it never does, or CMA is not possible: cma_ns_per_byte 0).
 int64_t large_path_from(const NodeProfile& p, LargeCollective kind, int n, int64_t chunk);
 
 }  // namespace xmsg::coll

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <sched.h>
 #include <unistd.h>
 
 namespace xmsg::transport::shm {
@@ -125,8 +126,16 @@ bool read_process_memory(pid_t pid, uint64_t remote_addr, void* dst, size_t len,
 
 void NodeCollectiveRegion::publish_identity(int rank) const {
   RankControl& mine = control(rank);
+  unsigned cpu = 0, node = 0;
+  mine.numa_node.store(::getcpu(&cpu, &node) == 0 ? static_cast<int64_t>(node) : -1, std::memory_order_relaxed);
   mine.self.store(reinterpret_cast<uint64_t>(&mine.pid), std::memory_order_relaxed);
   mine.pid.store(::getpid(), std::memory_order_release);
+}
+
+int NodeCollectiveRegion::numa_node_of(int rank) const {
+  const RankControl& theirs = control(rank);
+  if (theirs.pid.load(std::memory_order_acquire) <= 0) return -1;
+  return static_cast<int>(theirs.numa_node.load(std::memory_order_relaxed));
 }
 
 bool NodeCollectiveRegion::can_read_from(int rank) const {

@@ -55,6 +55,9 @@ class NodeCollectiveRegion {
     // rank's own address space, so a peer can check that CMA reads from it work.
     alignas(64) std::atomic<int64_t> pid;
     std::atomic<uint64_t> self;
+    // The NUMA node the rank ran on when it mapped the region (getcpu(2)), -1 when unknown;
+    // written before `pid`, read after it.
+    std::atomic<int64_t> numa_node;
     // Number of the last collective in which this rank finished its first phase (allreduce:
     // its chunk of the result is final).
     std::atomic<uint64_t> stage;
@@ -104,8 +107,10 @@ class NodeCollectiveRegion {
   std::atomic<uint64_t>& posted(int rank, uint64_t seq) const { return control(rank).half[seq & 1].posted; }
   std::atomic<uint64_t>& done(int rank) const { return control(rank).done; }
   std::atomic<uint64_t>& stage(int rank) const { return control(rank).stage; }
-  // Publishes this process's pid in `rank`'s block (see RankControl::pid).
+  // Publishes this process's pid and NUMA node in `rank`'s block (see RankControl::pid).
   void publish_identity(int rank) const;
+  // `rank`'s NUMA node as it published it (-1: unknown or not yet published).
+  int numa_node_of(int rank) const;
   // True when a CMA read of `rank`'s published pid field in its own process works.
   bool can_read_from(int rank) const;
   // Where `rank` puts `bytes` of data in collective number `seq`: beside its posted counter
