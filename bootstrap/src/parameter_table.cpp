@@ -87,6 +87,8 @@ constexpr std::array kTable = {
               "replaces the measured hand-off (half a 1-byte round trip, ranks 0-1) in the large one-node choice (unset: measured)"},
     Parameter{"XMSG_COLL_COPY_MBPS", Integer, Collectives, "", 1, 1000000000, "", "MB/s",
               "replaces the measured memcpy bandwidth in the large one-node choice (unset: measured)"},
+    Parameter{"XMSG_COLL_HANDED_COPY_MBPS", Integer, Collectives, "", 1, 1000000000, "", "MB/s",
+              "replaces the measured bandwidth of copying out data another rank has just written (a pipeline reader's copy) in the large one-node choice (unset: measured)"},
     Parameter{"XMSG_COLL_CMA_MBPS", Integer, Collectives, "", 0, 1000000000, "", "MB/s",
               "replaces the measured CMA read bandwidth in the large one-node choice (0: never single copy; unset: measured)"},
     Parameter{"XMSG_COLL_NODE_AWARE", Flag, Collectives, "on", 0, 0, "", "",

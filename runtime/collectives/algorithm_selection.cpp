@@ -115,10 +115,10 @@ void trace_profile(const Comm& c, const NodeProfile& p, const int64_t from[3]) {
   if (p.cma_ns_per_byte > 0) std::snprintf(single_copy, sizeof single_copy, "%.1f GB/s", 1 / p.cma_ns_per_byte);
   std::fprintf(stderr,
                "xmsg coll: comm %d rank 0/%d profile: hand-off %.0f ns with rank %d (%d NUMA node%s)%s, copy %.1f "
-               "GB/s, single copy %s; single copy from: bcast %s, allreduce %s, alltoall %s\n",
+               "GB/s, handed copy %.1f GB/s, single copy %s; single copy from: bcast %s, allreduce %s, alltoall %s\n",
                c.handle, c.size, p.sync_ns, p.partner, p.numa_nodes, p.numa_nodes == 1 ? "" : "s",
                p.shares_cores ? " (cores shared: not counted)" : "", p.copy_ns_per_byte > 0 ? 1 / p.copy_ns_per_byte : 0.0,
-               single_copy,
+               p.handed_copy() > 0 ? 1 / p.handed_copy() : 0.0, single_copy,
                size_text(from[0]).c_str(), size_text(from[1]).c_str(), size_text(from[2]).c_str());
 }
 

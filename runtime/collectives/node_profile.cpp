@@ -42,11 +42,13 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
   const double b = static_cast<double>(bytes);
   switch (kind) {
     case LargeCollective::kAlltoall:
-      return (2 * n - 1) * b * p.copy_ns_per_byte + chunks(bytes, chunk) * p.handoff_cost_ns();
+      return n * b * p.copy_ns_per_byte + (n - 1) * b * p.handed_copy() + chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kBcast:
-      return (b + static_cast<double>(std::min(bytes, chunk))) * p.copy_ns_per_byte + chunks(bytes, chunk) * p.handoff_cost_ns();
+      return b * p.handed_copy() + static_cast<double>(std::min(bytes, chunk)) * p.copy_ns_per_byte +
+             chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllreduce:
-      return (2.0 * n - 1) / n * b * p.copy_ns_per_byte + 2 * chunks(bytes / n + 1, chunk) * p.handoff_cost_ns();
+      return b * p.copy_ns_per_byte + (n - 1.0) / n * b * p.handed_copy() +
+             2 * chunks(bytes / n + 1, chunk) * p.handoff_cost_ns();
   }
   return 0;
 }

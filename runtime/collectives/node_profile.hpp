@@ -32,8 +32,13 @@ struct NodeProfile {
   // NUMA nodes the communicator's ranks run on (each rank's at set-up, getcpu(2)); 1 when
   // unknown.
   int numa_nodes = 1;
-  // Plain memcpy between two 1 MiB buffers of one process, ns per byte (median of a few).
+  // Plain memcpy between two 1 MiB buffers of one process, ns per byte (the fastest of a few).
   double copy_ns_per_byte = 0;
+  // Copying out data another rank (`partner`) has just written, as a pipeline's reader does:
+  // every line comes from the writer's cache. ns per byte; 0 when not measured (the plain
+  // copy then stands for it).
+  double handed_copy_ns_per_byte = 0;
+  double handed_copy() const { return handed_copy_ns_per_byte > 0 ? handed_copy_ns_per_byte : copy_ns_per_byte; }
   // process_vm_readv of a 1 MiB buffer (the process reads itself: the same page pinning as
   // reading a peer), ns per byte; 0 when the communicator's ranks may not read each other.
   double cma_ns_per_byte = 0;
@@ -60,16 +65,17 @@ constexpr int64_t kNeverBytes = int64_t{1} << 50;
 
 // Predicted time (ns) of a one-node collective of `bytes` (the block, for alltoall) on `n`
 // ranks through the pipelines (chunks of `chunk` bytes) or by single copy. Counted per rank
-// on the critical path (docs/collectives.md, "pipelines or single copy"):
-//   alltoall   pipelines: (2n-1)·B copies (n-1 blocks in, n-1 out, its own) + a hand-off per
-//              chunk of a block (the n-1 streams' hand-offs overlap); single copy: (n-1)·B CMA
-//              reads + its own block copied + one post and one done hand-off + a system call
-//              per peer
-//   bcast      pipelines: B copied out by each reader (the root's copy in overlaps it but for
+// on the critical path (docs/collectives.md, "pipelines or single copy"); copies into a ring
+// and of a rank's own data are plain copies, copies out of a peer's ring handed copies:
+//   alltoall   pipelines: n·B copied (n-1 blocks in, its own) + (n-1)·B handed (blocks out) +
+//              a hand-off per chunk of a block (the n-1 streams' hand-offs overlap); single
+//              copy: (n-1)·B CMA reads + its own block copied + one post and one done hand-off
+//              + a system call per peer
+//   bcast      pipelines: B handed out by each reader (the root's copy in overlaps it but for
 //              the first chunk) + a hand-off per chunk; single copy: B read + post and done
-//   allreduce  pipelines: (2n-1)/n·V copied (segments in, own segment in, n-1 out) + a hand-off
-//              per chunk of a segment in each phase; single copy: 2(n-1)/n·V read (segments to
-//              fold, finished segments); the folds are the same in both and left out
+//   allreduce  pipelines: V copied in + (n-1)/n·V handed out + a hand-off per chunk of a
+//              segment in each phase; single copy: 2(n-1)/n·V read (segments to fold, finished
+//              segments); the folds are the same in both and left out
 double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes, int64_t chunk);
 double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes);
 

@@ -239,31 +239,54 @@ NodeProfile local_copy_costs(bool cma) {
 // NUMA node: profile_partner) and its own copies, and sends the numbers to every rank: all of
 // them then derive the same table (node_profile.hpp).
 NodeProfile share_profile(const Comm& c, const NodeShm& s) {
-  constexpr int kRoundTrips = 16, kWarmUp = 2;
+  constexpr int kRoundTrips = 16, kWarmUp = 2, kHandedCopies = 5;
   std::vector<int> numa(static_cast<size_t>(c.size));
   for (int r = 0; r < c.size; ++r) numa[static_cast<size_t>(r)] = s.region.numa_node_of(r);
   const int partner = profile_partner(numa.data(), c.size);
+  // The handed copy: the partner writes its pipeline chunks (nothing runs through them yet),
+  // rank 0 copies them out, as a pipeline's reader does with a writer's fresh chunk.
+  std::byte* const partner_chunks = s.region.chunk(partner, 0);
+  const size_t handed_bytes = std::min<size_t>(size_t{1} << 20, s.region.pipe_chunk_bytes() *
+                                                                    static_cast<size_t>(s.region.pipe_chunks()));
+  const auto ns_since = [](const timespec& a) {
+    timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return static_cast<double>(b.tv_sec - a.tv_sec) * 1e9 + static_cast<double>(b.tv_nsec - a.tv_nsec);
+  };
   NodeProfile p;
   char token = 0;
   if (c.rank == 0) {
     std::vector<double> trips;
     for (int i = 0; i < kWarmUp + kRoundTrips; ++i) {
-      timespec a, b;
+      timespec a;
       clock_gettime(CLOCK_MONOTONIC, &a);
       if (sendrecv(c, &token, 1, partner, &token, 1, partner, kTagNodeRegion + 5) != XMSG_SUCCESS) return NodeProfile{};
-      clock_gettime(CLOCK_MONOTONIC, &b);
-      if (i >= kWarmUp)
-        trips.push_back(static_cast<double>(b.tv_sec - a.tv_sec) * 1e9 + static_cast<double>(b.tv_nsec - a.tv_nsec));
+      if (i >= kWarmUp) trips.push_back(ns_since(a));
+    }
+    std::vector<std::byte> out(handed_bytes, std::byte{0});
+    double handed_ns = 0;
+    for (int i = 0; i < kHandedCopies; ++i) {
+      if (sendrecv(c, nullptr, 0, -1, &token, 1, partner, kTagNodeRegion + 7) != XMSG_SUCCESS) return NodeProfile{};
+      timespec a;
+      clock_gettime(CLOCK_MONOTONIC, &a);
+      std::memcpy(out.data(), partner_chunks, handed_bytes);
+      asm volatile("" : : "r"(out.data()) : "memory");
+      const double t = ns_since(a);
+      if (i == 0 || t < handed_ns) handed_ns = t;
+      if (sendrecv(c, &token, 1, partner, nullptr, 0, -1, kTagNodeRegion + 7) != XMSG_SUCCESS) return NodeProfile{};
     }
     std::sort(trips.begin(), trips.end());
     p = local_copy_costs(s.cma);
     p.sync_ns = trips[trips.size() / 2] / 2;
+    p.handed_copy_ns_per_byte = handed_bytes > 0 ? handed_ns / static_cast<double>(handed_bytes) : 0;
     p.partner = partner;
     p.numa_nodes = numa_nodes_spanned(numa.data(), c.size);
     p.shares_cores = oversubscribed();
     // What the user says of this machine replaces what was measured (docs/collectives.md).
     if (auto ns = params::integer_if_set("XMSG_COLL_HANDOFF_NS")) p.sync_ns = static_cast<double>(*ns);
     if (auto mbps = params::integer_if_set("XMSG_COLL_COPY_MBPS")) p.copy_ns_per_byte = 1e3 / static_cast<double>(*mbps);
+    if (auto mbps = params::integer_if_set("XMSG_COLL_HANDED_COPY_MBPS"))
+      p.handed_copy_ns_per_byte = 1e3 / static_cast<double>(*mbps);
     if (auto mbps = params::integer_if_set("XMSG_COLL_CMA_MBPS"); mbps && s.cma)
       p.cma_ns_per_byte = *mbps > 0 ? 1e3 / static_cast<double>(*mbps) : 0;
     Step step(c);
@@ -271,11 +294,17 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     if (step.wait() != XMSG_SUCCESS) return NodeProfile{};
     return p;
   }
-  if (c.rank == partner)
-    for (int i = 0; i < kWarmUp + kRoundTrips; ++i)
-      if (sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 5) != XMSG_SUCCESS ||
-          sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 5) != XMSG_SUCCESS)
-        break;
+  if (c.rank == partner) {
+    bool ok = true;
+    for (int i = 0; ok && i < kWarmUp + kRoundTrips; ++i)
+      ok = sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 5) == XMSG_SUCCESS &&
+           sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 5) == XMSG_SUCCESS;
+    for (int i = 0; ok && i < kHandedCopies; ++i) {
+      std::memset(partner_chunks, i + 1, handed_bytes);
+      ok = sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 7) == XMSG_SUCCESS &&
+           sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 7) == XMSG_SUCCESS;
+    }
+  }
   if (sendrecv(c, nullptr, 0, -1, &p, sizeof p, 0, kTagNodeRegion + 6) != XMSG_SUCCESS) return NodeProfile{};
   return p;
 }

@@ -125,3 +125,23 @@ TEST(NodeProfile, PartnerIsOnAnotherNumaNodeWhenThereIsOne) {
   const int rank0_known[] = {0, -1, 1};
   EXPECT_EQ(xmsg::coll::profile_partner(rank0_known, 3), 2);
 }
+
+// A pipeline's reader copies lines the writer's core just wrote. Where that costs twice a local
+// copy (this VM on 2026-12-06: memcpy 30 GB/s, handed copy 15.5, CMA 15) a 2-rank alltoall's
+// single CMA read beats the two copies through a ring for large blocks, as measured (OSU 7.4
+// style, 64-256 KiB: single copy 5.7-21 us, pipelines 13.8-42); on the VM of earlier days
+// (memcpy 41, handed 40, CMA 6.3) the pipelines keep every size.
+TEST(NodeProfile, HandedCopiesCountForTheReadersSide) {
+  NodeProfile today = profile(220, 30, 15);
+  today.handed_copy_ns_per_byte = 1 / 15.5;
+  EXPECT_LE(large_path_from(today, LargeCollective::kAlltoall, 2, kChunk), int64_t{1} << 20);
+  expect_crossover_consistent(today, LargeCollective::kAlltoall, 2);
+  NodeProfile before = profile(155, 41, 6.3);
+  before.handed_copy_ns_per_byte = 1 / 40.0;
+  for (auto kind : kAll)
+    for (int n : {2, 4, 8}) EXPECT_EQ(large_path_from(before, kind, n, kChunk), kNeverBytes);
+  // Unmeasured, the plain copy stands for the handed one (the model of before).
+  NodeProfile unmeasured = profile(220, 30, 15);
+  EXPECT_DOUBLE_EQ(pipeline_ns(unmeasured, LargeCollective::kAlltoall, 4, 1 << 20, kChunk),
+                   7.0 * (1 << 20) / 30 + 16 * 220);
+}
