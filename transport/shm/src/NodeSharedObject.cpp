@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,6 +52,14 @@ NodeSharedObject NodeSharedObject::join(const std::string& name, size_t bytes, c
     throw TransportError("shm: cannot take the descriptor of " + name + " from pid " +
                          std::to_string(ticket.creator_pid) + " (pidfd_getfd: " + std::strerror(saved) +
                          "); XMSG_SHM_NAMELESS=off joins by name instead");
+  // The descriptor must be the object the creator announced: a pid reused by another process
+  // (a creator that died meanwhile) would hand over something else entirely.
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != bytes) {
+    ::close(fd);
+    throw TransportError("shm: the descriptor taken from pid " + std::to_string(ticket.creator_pid) + " for " + name +
+                         " is not a " + std::to_string(bytes) + "-byte shared object");
+  }
   try {
     o.segment_ = std::make_unique<Segment>(Segment::map(fd, name, 0, bytes, populate));
   } catch (...) {
