@@ -530,6 +530,27 @@ void call_mpi_user_function(const void* in, void* inout, int64_t count, xmsg_dat
   }
 }
 }  // namespace
+}  // extern "C"
+
+namespace xmsg::mpi {
+MPI_Op private_op(MPI_Op op) {
+  MPI_User_function* fn = user_function_of(op);
+  int commute = 0;
+  if (!fn || xmsg_op_commutative(op, &commute) != MPI_SUCCESS) return op;
+  MPI_Op mine = MPI_OP_NULL;
+  if (xmsg_op_create(&call_mpi_user_function, commute, reinterpret_cast<void*>(fn), &mine) != MPI_SUCCESS) return op;
+  register_user_function(mine, fn);
+  return mine;
+}
+
+void free_private_op(MPI_Op op) {
+  if (!user_function_of(op)) return;
+  register_user_function(op, nullptr);
+  xmsg_op_free(&op);
+}
+}  // namespace xmsg::mpi
+
+extern "C" {
 
 int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
   XMSG_MPI_ENTRY;

@@ -167,6 +167,10 @@ void unpark_type(const Type* type);
 // back as they are (the caller checked them). Freed with free_private_type.
 MPI_Datatype private_type(MPI_Datatype datatype);
 void free_private_type(MPI_Datatype datatype);
+// The same for a user-defined op (a second handle on the same function, freed with
+// free_private_op); predefined ops are their own (coll.cpp).
+MPI_Op private_op(MPI_Op op);
+void free_private_op(MPI_Op op);
 
 // Keeps a derived type usable until the message that uses it completes, although the program
 // may free it first (MPI_Type_free). A plain count, not a shared_ptr: the MPI layer runs on one

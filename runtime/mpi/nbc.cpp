@@ -14,10 +14,10 @@ int comm_args(MPI_Comm comm, MPI_Request* request, const char* func, int* rank, 
   return MPI_SUCCESS;
 }
 
-// The datatypes a builder uses. A persistent collective builds at every MPI_Start, after the
-// program may have freed its handles (MPI_Type_free leaves operations using a type intact), so
-// its builder uses private handles of the same types, freed with the request; the other forms
-// build at once from the program's own.
+// The datatypes and ops a builder uses. A persistent collective builds at every MPI_Start,
+// after the program may have freed its handles (MPI_Type_free and MPI_Op_free leave operations
+// using them intact), so its builder uses private handles of the same types and user ops,
+// freed with the request; the other forms build at once from the program's own.
 class KeptTypes {
  public:
   explicit KeptTypes(bool persistent) : kept_(persistent ? std::make_shared<Private>() : nullptr) {}
@@ -29,6 +29,12 @@ class KeptTypes {
     if (mine != t) kept_->handles.emplace_back(t, mine);
     return mine;
   }
+  MPI_Op op(MPI_Op o) {
+    if (!kept_) return o;
+    const MPI_Op mine = private_op(o);
+    if (mine != o) kept_->ops.push_back(mine);
+    return mine;
+  }
   void all(std::vector<MPI_Datatype>& v) {
     for (MPI_Datatype& t : v) t = (*this)(t);
   }
@@ -37,8 +43,10 @@ class KeptTypes {
  private:
   struct Private {
     std::vector<std::pair<MPI_Datatype, MPI_Datatype>> handles;  // the program's, ours
+    std::vector<MPI_Op> ops;
     ~Private() {
       for (const auto& kept : handles) free_private_type(kept.second);
+      for (MPI_Op o : ops) free_private_op(o);
     }
   };
   std::shared_ptr<Private> kept_;
@@ -389,6 +397,7 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
     if (int e = inter_check_root(root, comm, func)) return e;
     KeptTypes keep(persistent);
     type = keep(type);
+    op = keep.op(op);
     return launch(comm, persistent,
                   [=](Schedule& s) { return build_inter_reduce(s, sbuf, rbuf, count, type, op, root); }, request,
                   keep.owner());
@@ -396,6 +405,7 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   if (int e = check_root(root, size, func, comm)) return e;
   KeptTypes keep(persistent);
   type = keep(type);
+  op = keep.op(op);
   return launch(comm, persistent, [=](Schedule& s) { return build_reduce(s, sbuf, rbuf, count, type, op, root); },
                 request, keep.owner());
 }
@@ -406,6 +416,7 @@ int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op
   if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
   KeptTypes keep(persistent);
   type = keep(type);
+  op = keep.op(op);
   if (is_inter(comm))
     return launch(comm, persistent, [=](Schedule& s) { return build_inter_allreduce(s, sbuf, rbuf, count, type, op); },
                   request, keep.owner());
@@ -428,6 +439,7 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, int block, 
   }
   KeptTypes keep(persistent);
   type = keep(type);
+  op = keep.op(op);
   return launch(comm, persistent, [=](Schedule& s) {
     return inter ? build_inter_reduce_scatter(s, sbuf, rbuf, c.data(), type, op)
                  : build_reduce_scatter(s, sbuf, rbuf, c.data(), type, op);
@@ -441,6 +453,7 @@ int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, 
   if (int e = reduce_args(sbuf, rbuf, count, type, op, comm, request, func, &rank, &size)) return e;
   KeptTypes keep(persistent);
   type = keep(type);
+  op = keep.op(op);
   return launch(comm, persistent,
                 [=](Schedule& s) { return build_scan(s, sbuf, rbuf, count, type, op, exclusive); }, request,
                 keep.owner());

@@ -431,9 +431,15 @@ static void test_errors(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
-/* MPI_Type_free leaves operations that use a type intact: a persistent collective whose types
- * the program freed right after the init call still moves the same data at every start. A
- * type created after the free must not change what the request does. */
+/* MPI_Type_free and MPI_Op_free leave operations that use a type or op intact: a persistent
+ * collective whose types and user op the program freed right after the init call still moves
+ * and combines the same data at every start (a freed user op gave a silently wrong sum). A type
+ * created after the free must not change what the request does. */
+static void user_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  for (int i = 0; i < *len; ++i) ((int*)inout)[i] += ((const int*)in)[i];
+}
+
 static void test_persistent_outlives_types(void) {
   enum { kCount = 4, kStride = 3, kExtent = (kCount - 1) * kStride + 1 };
   MPI_Datatype strided, triple, later;
@@ -444,12 +450,17 @@ static void test_persistent_outlives_types(void) {
   int bbuf[kExtent], in[6], out[6];
   int* a2a_in = malloc(sizeof(int) * (size_t)size * kCount);
   int* a2a_out = malloc(sizeof(int) * (size_t)size * kExtent);
-  MPI_Request req[3];
+  int user_in[2], user_out[2];
+  MPI_Op op;
+  CHECK_MPI(MPI_Op_create(user_sum, 1, &op));
+  MPI_Request req[4];
   CHECK_MPI(MPI_Bcast_init(bbuf, 1, strided, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
   CHECK_MPI(MPI_Allreduce_init(in, out, 2, triple, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
   CHECK_MPI(MPI_Alltoall_init(a2a_in, kCount, MPI_INT, a2a_out, 1, strided, MPI_COMM_WORLD, MPI_INFO_NULL, &req[2]));
+  CHECK_MPI(MPI_Allreduce_init(user_in, user_out, 2, MPI_INT, op, MPI_COMM_WORLD, MPI_INFO_NULL, &req[3]));
   CHECK_MPI(MPI_Type_free(&strided));
   CHECK_MPI(MPI_Type_free(&triple));
+  CHECK_MPI(MPI_Op_free(&op));
   CHECK_MPI(MPI_Type_contiguous(2, MPI_DOUBLE, &later));
   CHECK_MPI(MPI_Type_commit(&later));
   for (int round = 0; round < 2; ++round) {
@@ -460,8 +471,18 @@ static void test_persistent_outlives_types(void) {
     }
     for (int i = 0; i < size * kCount; ++i) a2a_in[i] = val(rank, i + round);
     for (int i = 0; i < size * kExtent; ++i) a2a_out[i] = -1;
-    CHECK_MPI(MPI_Startall(3, req));
-    CHECK_MPI(MPI_Waitall(3, req, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 2; ++i) {
+      user_in[i] = val(rank, i + round);
+      user_out[i] = -1;
+    }
+    CHECK_MPI(MPI_Startall(4, req));
+    CHECK_MPI(MPI_Waitall(4, req, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 2; ++i) {
+      int want = 0;
+      for (int r = 0; r < size; ++r) want += val(r, i + round);
+      CHECK(user_out[i] == want, "round %d: persistent allreduce with a freed user op, element %d = %d, want %d",
+            round, i, user_out[i], want);
+    }
     for (int i = 0; i < kExtent; ++i) {
       const int want = (rank == 0 || i % kStride == 0) ? val(round, i) : -1;
       CHECK(bbuf[i] == want, "round %d: persistent bcast of a freed vector type, element %d = %d, want %d", round, i,
@@ -483,7 +504,7 @@ static void test_persistent_outlives_types(void) {
               round, p, i, got, want);
       }
   }
-  for (int i = 0; i < 3; ++i) CHECK_MPI(MPI_Request_free(&req[i]));
+  for (int i = 0; i < 4; ++i) CHECK_MPI(MPI_Request_free(&req[i]));
   CHECK_MPI(MPI_Type_free(&later));
   free(a2a_in);
   free(a2a_out);
