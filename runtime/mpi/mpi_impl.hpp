@@ -400,6 +400,7 @@ class Schedule {
     kept_.push_back(std::shared_ptr<void>(std::move(object)));
     return raw;
   }
+  void hold(std::shared_ptr<const void> object) { kept_.push_back(std::move(object)); }
   MPI_Comm comm() const { return comm_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -430,7 +431,7 @@ class Schedule {
     size_t bytes;
   };
   std::vector<Block> scratch_;
-  std::vector<std::shared_ptr<void>> kept_;
+  std::vector<std::shared_ptr<const void>> kept_;
 };
 // Frees the scratch blocks finished schedules left for the next ones (MPI_Finalize).
 void release_schedule_scratch();

@@ -14,25 +14,26 @@ int comm_args(MPI_Comm comm, MPI_Request* request, const char* func, int* rank, 
   return MPI_SUCCESS;
 }
 
-// The datatypes and ops a builder uses. A persistent collective builds at every MPI_Start,
-// after the program may have freed its handles (MPI_Type_free and MPI_Op_free leave operations
-// using them intact), so its builder uses private handles of the same types and user ops,
-// freed with the request; the other forms build at once from the program's own.
+// The datatypes and ops a collective uses after its call returned. A persistent collective
+// builds at every MPI_Start, after the program may have freed its handles (MPI_Type_free and
+// MPI_Op_free leave operations using them intact), so its builder uses private handles of the
+// same types, freed with the request. A non-blocking one builds at once (its schedule keeps
+// copies of the types) but combines with the op in later steps, so both forms keep a private
+// handle of a user op (a freed one made every later step combine with no op at all).
 class KeptTypes {
  public:
-  explicit KeptTypes(bool persistent) : kept_(persistent ? std::make_shared<Private>() : nullptr) {}
+  explicit KeptTypes(bool persistent) : types_(persistent) {}
   MPI_Datatype operator()(MPI_Datatype t) {
-    if (!kept_) return t;
-    for (const auto& [theirs, mine] : kept_->handles)
+    if (!types_) return t;
+    for (const auto& [theirs, mine] : kept().handles)
       if (theirs == t) return mine;
     const MPI_Datatype mine = private_type(t);
-    if (mine != t) kept_->handles.emplace_back(t, mine);
+    if (mine != t) kept().handles.emplace_back(t, mine);
     return mine;
   }
   MPI_Op op(MPI_Op o) {
-    if (!kept_) return o;
     const MPI_Op mine = private_op(o);
-    if (mine != o) kept_->ops.push_back(mine);
+    if (mine != o) kept().ops.push_back(mine);
     return mine;
   }
   void all(std::vector<MPI_Datatype>& v) {
@@ -49,16 +50,22 @@ class KeptTypes {
       for (MPI_Op o : ops) free_private_op(o);
     }
   };
-  std::shared_ptr<Private> kept_;
+  Private& kept() {
+    if (!kept_) kept_ = std::make_shared<Private>();
+    return *kept_;
+  }
+  bool types_;
+  std::shared_ptr<Private> kept_;  // made at the first handle kept
 };
 
 // Runs `build` now (non-blocking form) or at every MPI_Start (persistent form, info given);
-// `kept` lives as long as the persistent request.
+// `kept` lives as long as the schedule or the persistent request.
 int launch(MPI_Comm comm, bool persistent, std::function<int(Schedule&)> build, MPI_Request* request,
            std::shared_ptr<const void> kept = nullptr) {
   if (persistent)
     return persistent_collective(comm, [build = std::move(build), kept](Schedule& s) { return build(s); }, request);
   auto s = std::make_unique<Schedule>(comm);
+  if (kept) s->hold(std::move(kept));
   if (int e = build(*s)) return e;
   return start_schedule(std::move(s), request);
 }

@@ -510,6 +510,34 @@ static void test_persistent_outlives_types(void) {
   free(a2a_out);
 }
 
+/* The non-blocking form combines after its call returned: an op freed meanwhile still applies
+ * (it combined nothing: each rank kept its own contribution, no error). */
+static void test_nonblocking_outlives_op(void) {
+  enum { kCount = 50000 };
+  int* in = malloc(sizeof(int) * kCount);
+  int* out = malloc(sizeof(int) * kCount);
+  for (int i = 0; i < kCount; ++i) {
+    in[i] = val(rank, i % 7);
+    out[i] = -1;
+  }
+  MPI_Op op;
+  MPI_Request req;
+  CHECK_MPI(MPI_Op_create(user_sum, 1, &op));
+  CHECK_MPI(MPI_Iallreduce(in, out, kCount, MPI_INT, op, MPI_COMM_WORLD, &req));
+  CHECK_MPI(MPI_Op_free(&op));
+  CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  for (int i = 0; i < kCount; ++i) {
+    int want = 0;
+    for (int r = 0; r < size; ++r) want += val(r, i % 7);
+    if (out[i] != want) {
+      CHECK(out[i] == want, "iallreduce with an op freed before MPI_Wait: element %d = %d, want %d", i, out[i], want);
+      break;
+    }
+  }
+  free(in);
+  free(out);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -522,6 +550,7 @@ int main(int argc, char** argv) {
     test_large_commutative_allreduce((enum Form)f);
   }
   test_persistent_outlives_types();
+  test_nonblocking_outlives_op();
   test_overlap();
   test_progress_while_computing();
   test_ops();
