@@ -582,6 +582,12 @@ struct PersistentP2P final : P2PRequest {
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
   int peer = 0;
   int tag = 0;
+  // A derived `datatype` is the request's own handle of the init call's type (private_type):
+  // the program may free its handle right after the init call.
+  ~PersistentP2P() override {
+    if (owns_type) free_private_type(datatype);
+  }
+  bool owns_type = false;
   bool persistent() const override { return true; }
   int start() override {
     finished = false;
@@ -612,7 +618,8 @@ int make_persistent(PersistentP2P::Mode mode, const void* sbuf, void* rbuf, int 
   r->sbuf = sbuf;
   r->rbuf = rbuf;
   r->count = count;
-  r->datatype = datatype;
+  r->datatype = private_type(datatype);
+  r->owns_type = r->datatype != datatype;
   r->peer = peer;
   r->tag = tag;
   r->comm = comm;

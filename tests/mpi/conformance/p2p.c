@@ -136,6 +136,30 @@ static void test_persistent(void) {
   CHECK_MPI(MPI_Request_free(&reqs[0]));
   CHECK_MPI(MPI_Request_free(&reqs[1]));
   CHECK(reqs[0] == MPI_REQUEST_NULL, "freed");
+
+  /* The datatype may be freed right after the init calls (MPI_Type_free leaves operations that
+   * use it intact): every start still sends and receives the strided ints. */
+  MPI_Datatype strided;
+  CHECK_MPI(MPI_Type_vector(4, 1, 3, MPI_INT, &strided));
+  CHECK_MPI(MPI_Type_commit(&strided));
+  int sbuf[10], rbuf[10];
+  CHECK_MPI(MPI_Recv_init(rbuf, 1, strided, prev_rank(), 41, MPI_COMM_WORLD, &reqs[0]));
+  CHECK_MPI(MPI_Send_init(sbuf, 1, strided, next_rank(), 41, MPI_COMM_WORLD, &reqs[1]));
+  CHECK_MPI(MPI_Type_free(&strided));
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 10; ++i) {
+      sbuf[i] = rank * 1000 + round * 100 + i;
+      rbuf[i] = -1;
+    }
+    CHECK_MPI(MPI_Startall(2, reqs));
+    CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 10; ++i) {
+      const int want = i % 3 == 0 ? prev_rank() * 1000 + round * 100 + i : -1;
+      CHECK(rbuf[i] == want, "round %d, type freed after init: int %d is %d, want %d", round, i, rbuf[i], want);
+    }
+  }
+  CHECK_MPI(MPI_Request_free(&reqs[0]));
+  CHECK_MPI(MPI_Request_free(&reqs[1]));
 }
 
 static void test_mprobe(void) {
