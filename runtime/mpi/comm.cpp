@@ -110,14 +110,31 @@ void inherit_state(MPI_Comm parent, MPI_Comm created) {
   c->errhandler = p ? p->errhandler : MPI_ERRORS_ARE_FATAL;
 }
 
+// What goes with the handle once nothing uses the communicator any more.
+void forget(MPI_Comm comm) {
+  CommState* s = state_of(comm);
+  if (s->inter && s->local != MPI_COMM_NULL) xmsg_comm_free(&s->local);
+  states()[static_cast<size_t>(comm)].reset();
+  inter_flags()[static_cast<size_t>(comm)] = 0;
+}
+
 int drop_state(MPI_Comm comm) {
   CommState* s = state_of(comm);
   if (!s) return MPI_SUCCESS;
   int rc = delete_attributes(AttrKind::kComm, comm, &s->attrs);
-  if (s->inter && s->local != MPI_COMM_NULL) xmsg_comm_free(&s->local);
-  states()[static_cast<size_t>(comm)].reset();
-  inter_flags()[static_cast<size_t>(comm)] = 0;
+  forget(comm);
   return rc;
+}
+
+void retain_comm(MPI_Comm comm) {
+  if (CommState* s = state_of(comm)) ++s->users;
+}
+
+void release_comm(MPI_Comm comm) {
+  CommState* s = state_of(comm);
+  if (!s || --s->users > 0 || !s->free_pending) return;
+  forget(comm);
+  xmsg_comm_free(&comm);
 }
 
 int world_ranks_of(MPI_Comm comm, std::vector<int>* out) {
@@ -332,9 +349,20 @@ int PMPI_Comm_free(MPI_Comm* comm) {
                 old == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
   if (int e = check_any(old, "MPI_Comm_free")) return e;
   MPI_Errhandler eh = errhandler_of(old);
-  int rc = drop_state(old);
-  int code = xmsg_comm_free(comm);
-  if (code != MPI_SUCCESS) return handle(code, "MPI_Comm_free", MPI_COMM_WORLD);
+  CommState* s = state_of(old);
+  if (s->free_pending)
+    return fail(MPI_ERR_COMM, "MPI_Comm_free", MPI_COMM_WORLD, "communicator %d was already freed", old);
+  int rc = MPI_SUCCESS;
+  if (s->users > 0) {
+    // MPI-3.1 6.4.3: operations pending on it complete normally; the last one frees it.
+    rc = delete_attributes(AttrKind::kComm, old, &s->attrs);
+    s->free_pending = true;
+    *comm = MPI_COMM_NULL;
+  } else {
+    rc = drop_state(old);
+    int code = xmsg_comm_free(comm);
+    if (code != MPI_SUCCESS) return handle(code, "MPI_Comm_free", MPI_COMM_WORLD);
+  }
   if (rc != MPI_SUCCESS && eh != MPI_ERRORS_RETURN)
     return fail(rc, "MPI_Comm_free", MPI_COMM_WORLD, "an attribute delete callback returned %d", rc);
   return rc;

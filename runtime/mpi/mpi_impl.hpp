@@ -103,7 +103,14 @@ struct CommState {
   int remote_offset = 0;           // union rank of remote rank 0
   int local_size = 0;
   int remote_size = 0;
+  // Requests of this layer that use the communicator after their call returned (non-blocking
+  // and persistent collectives, persistent point-to-point): MPI_Comm_free while any is alive
+  // only marks it (`free_pending`); the last one to go frees it (retain_comm/release_comm).
+  int users = 0;
+  bool free_pending = false;
 };
+void retain_comm(MPI_Comm comm);
+void release_comm(MPI_Comm comm);
 // State of `comm` (created on first use); nullptr for MPI_COMM_NULL or a negative handle.
 CommState* state_of(MPI_Comm comm);
 // Forgets `comm` (after xmsg_comm_free), running attribute delete callbacks first.

@@ -586,6 +586,7 @@ struct PersistentP2P final : P2PRequest {
   // the program may free its handle right after the init call.
   ~PersistentP2P() override {
     if (owns_type) free_private_type(datatype);
+    release_comm(comm);
   }
   bool owns_type = false;
   bool persistent() const override { return true; }
@@ -623,6 +624,7 @@ int make_persistent(PersistentP2P::Mode mode, const void* sbuf, void* rbuf, int 
   r->peer = peer;
   r->tag = tag;
   r->comm = comm;
+  retain_comm(comm);
   r->active = false;
   *request = handle_of(r);
   return MPI_SUCCESS;

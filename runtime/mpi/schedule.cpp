@@ -139,7 +139,17 @@ struct ScheduleRunner : Request {
     }
     return finished;
   }
-  ~ScheduleRunner() override { unregister_progress(this); }
+  // Holds its communicator: MPI_Comm_free while it runs (or, persistent, while it exists)
+  // leaves the freeing to release_comm.
+  void hold_comm(MPI_Comm c) {
+    comm = c;
+    retain_comm(c);
+  }
+  ~ScheduleRunner() override {
+    unregister_progress(this);
+    schedule.reset();
+    release_comm(comm);
+  }
 };
 
 // MPI-4.0 persistent collective: every MPI_Start builds and runs a fresh schedule with the
@@ -249,7 +259,7 @@ int Schedule::advance(bool* done) {
 
 int start_schedule(std::unique_ptr<Schedule> schedule, MPI_Request* request) {
   auto* r = new ScheduleRunner();
-  r->comm = schedule->comm();
+  r->hold_comm(schedule->comm());
   r->run(std::move(schedule));
   *request = handle_of(r);
   return MPI_SUCCESS;
@@ -267,7 +277,7 @@ int run_schedule(std::unique_ptr<Schedule> schedule) {
 
 int persistent_collective(MPI_Comm comm, std::function<int(Schedule&)> build, MPI_Request* request) {
   auto* r = new PersistentCollective();
-  r->comm = comm;
+  r->hold_comm(comm);
   r->tag = Schedule::reserve_tag(comm);
   r->build = std::move(build);
   r->active = false;

@@ -450,6 +450,42 @@ static void test_environment(void) {
         "comm c2f/f2c");
 }
 
+/* MPI-3.1 6.4.3: MPI_Comm_free marks the communicator; operations pending on it complete
+ * normally (a non-blocking collective's later steps, a persistent collective or point-to-point
+ * request started after the free). Before, the pending collective's next send aborted the job:
+ * "comm N is not a valid communicator". */
+static void test_free_with_pending_operations(void) {
+  MPI_Comm dup;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+  int in = rank + 1, out = -1, token = rank, got = -1, bvalue = -1;
+  MPI_Request reqs[2], bcast, send, recv;
+  CHECK_MPI(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, dup, &reqs[0]));
+  CHECK_MPI(MPI_Irecv(&got, 1, MPI_INT, (rank + size - 1) % size, 7, dup, &reqs[1]));
+  CHECK_MPI(MPI_Bcast_init(&bvalue, 1, MPI_INT, 0, dup, MPI_INFO_NULL, &bcast));
+  CHECK_MPI(MPI_Send_init(&token, 1, MPI_INT, (rank + 1) % size, 8, dup, &send));
+  CHECK_MPI(MPI_Recv_init(&got, 1, MPI_INT, (rank + size - 1) % size, 8, dup, &recv));
+  CHECK_MPI(MPI_Send(&token, 1, MPI_INT, (rank + 1) % size, 7, dup));
+  CHECK_MPI(MPI_Comm_free(&dup));
+  CHECK(dup == MPI_COMM_NULL, "MPI_Comm_free sets the handle to MPI_COMM_NULL: %d", dup);
+  CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+  CHECK(out == size * (size + 1) / 2, "iallreduce on a freed communicator: %d, want %d", out, size * (size + 1) / 2);
+  CHECK(got == (rank + size - 1) % size, "irecv on a freed communicator: %d", got);
+  for (int round = 0; round < 2; ++round) {
+    bvalue = rank == 0 ? 50 + round : -1;
+    got = -1;
+    token = rank * 10 + round;
+    MPI_Request all[3] = {bcast, send, recv};
+    CHECK_MPI(MPI_Startall(3, all));
+    CHECK_MPI(MPI_Waitall(3, all, MPI_STATUSES_IGNORE));
+    CHECK(bvalue == 50 + round, "round %d: persistent bcast on a freed communicator: %d", round, bvalue);
+    CHECK(got == ((rank + size - 1) % size) * 10 + round, "round %d: persistent receive on a freed communicator: %d",
+          round, got);
+  }
+  CHECK_MPI(MPI_Request_free(&bcast));
+  CHECK_MPI(MPI_Request_free(&send));
+  CHECK_MPI(MPI_Request_free(&recv));
+}
+
 int main(int argc, char** argv) {
   int provided = -1;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -463,6 +499,7 @@ int main(int argc, char** argv) {
   test_errors();
   test_info();
   test_intercomm();
+  test_free_with_pending_operations();
   test_environment();
   return FINISH("communicators");
 }
