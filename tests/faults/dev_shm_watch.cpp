@@ -1,7 +1,8 @@
-// dev_shm_watch none|each PATTERN... -- COMMAND...
-// Runs COMMAND while watching /dev/shm with inotify and prints every name created there that
-// contains one of the PATTERNs. A name that exists for a microsecond still counts, which a look
-// at /dev/shm while the job runs would miss.
+// dev_shm_watch none|each PATTERN... -- XMSGRUN ARGS...
+// Runs XMSGRUN (an xmsgrun command line) while watching /dev/shm with inotify and prints every
+// name created there by that job (xmsg-xmsg.<xmsgrun's pid>.*: other jobs may run beside it)
+// that contains one of the PATTERNs. A name that exists for a microsecond still counts, which a
+// look at /dev/shm while the job runs would miss.
 //   none  passes when COMMAND exits 0 and no such name was ever created;
 //   each  passes when COMMAND exits 0 and every PATTERN matched some name (so the check can
 //         tell the two settings apart).
@@ -21,6 +22,7 @@
 namespace {
 
 std::set<std::string> seen;  // names created that match a pattern
+std::string job_prefix;      // "xmsg-xmsg.<pid>.": the job's own names
 
 void drain(int fd, const std::vector<std::string>& patterns) {
   alignas(inotify_event) char buf[64 * 1024];
@@ -31,6 +33,10 @@ void drain(int fd, const std::vector<std::string>& patterns) {
       const auto* e = reinterpret_cast<const inotify_event*>(p);
       if (e->len > 0) {
         const std::string name(e->name);
+        if (name.rfind(job_prefix, 0) != 0) {
+          p += sizeof(inotify_event) + e->len;
+          continue;
+        }
         for (const auto& pat : patterns)
           if (name.find(pat) != std::string::npos && seen.insert(name).second)
             std::printf("dev_shm_watch: created /dev/shm/%s\n", name.c_str());
@@ -44,7 +50,7 @@ void drain(int fd, const std::vector<std::string>& patterns) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: dev_shm_watch none|each PATTERN... -- COMMAND...\n");
+    std::fprintf(stderr, "usage: dev_shm_watch none|each PATTERN... -- XMSGRUN ARGS...\n");
     return 2;
   }
   const std::string mode = argv[1];
@@ -71,6 +77,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "dev_shm_watch: cannot run %s: %s\n", argv[i + 1], std::strerror(errno));
     ::_exit(127);
   }
+  job_prefix = "xmsg-xmsg." + std::to_string(child) + ".";
   int status = 0;
   for (;;) {
     pollfd p{fd, POLLIN, 0};
