@@ -190,6 +190,13 @@ bool agree_on_cma(const Comm& c, NodeShm* s) {
   return true;
 }
 
+// Nanoseconds from `start` (CLOCK_MONOTONIC) to now.
+double ns_since(const timespec& start) {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec - start.tv_sec) * 1e9 + static_cast<double>(now.tv_nsec - start.tv_nsec);
+}
+
 // One process's copy costs, measured the first time it is rank 0 of a new region (a few
 // milliseconds at most: 1 MiB buffers, seven copies of each kind); cma: also a CMA read. The
 // fastest of the copies counts, not the median: another rank sharing the core, or any other
@@ -206,13 +213,12 @@ NodeProfile local_copy_costs(bool cma) {
   const auto fastest_ns_per_byte = [&](auto&& copy) {
     double best = 0;
     for (int i = 0; i < kTrials; ++i) {
-      timespec a, b;
+      timespec a;
       clock_gettime(CLOCK_MONOTONIC, &a);
       if (!copy()) return 0.0;
       // The copy's result is never read; keep the compiler from dropping it.
       asm volatile("" : : "r"(to.data()) : "memory");
-      clock_gettime(CLOCK_MONOTONIC, &b);
-      const double t = static_cast<double>(b.tv_sec - a.tv_sec) * 1e9 + static_cast<double>(b.tv_nsec - a.tv_nsec);
+      const double t = ns_since(a);
       if (i == 0 || t < best) best = t;
     }
     return best / static_cast<double>(kBytes);
@@ -249,11 +255,6 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
   // 256 KiB: five copies cost the set-up ~0.1 ms (a program may create many communicators).
   const size_t handed_bytes = std::min<size_t>(size_t{256} << 10, s.region.pipe_chunk_bytes() *
                                                                      static_cast<size_t>(s.region.pipe_chunks()));
-  const auto ns_since = [](const timespec& a) {
-    timespec b;
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return static_cast<double>(b.tv_sec - a.tv_sec) * 1e9 + static_cast<double>(b.tv_nsec - a.tv_nsec);
-  };
   NodeProfile p;
   char token = 0;
   if (c.rank == 0) {
