@@ -109,17 +109,26 @@ std::string size_text(int64_t bytes) {
 
 }  // namespace
 
-void trace_profile(const Comm& c, const NodeProfile& p, const int64_t from[3]) {
+void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes sizes[3]) {
   if (!tracing() || c.rank != 0) return;
-  char single_copy[32] = "n/a";
-  if (p.cma_ns_per_byte > 0) std::snprintf(single_copy, sizeof single_copy, "%.1f GB/s", 1 / p.cma_ns_per_byte);
+  const auto gbps = [](double ns_per_byte) { return ns_per_byte > 0 ? 1 / ns_per_byte : 0.0; };
+  char single_copy[48] = "n/a";
+  if (p.cma_ns_per_byte > 0)
+    std::snprintf(single_copy, sizeof single_copy, "%.1f/%.1f GB/s", gbps(p.cma_ns_per_byte),
+                  gbps(p.cma_at(kProfileLargeBytes)));
+  const auto range = [](const SingleCopySizes& r) {
+    if (r.from >= kNeverBytes) return std::string("never");
+    if (r.below >= kNeverBytes) return "from " + size_text(r.from);
+    return size_text(r.from) + " to " + size_text(r.below / 2);
+  };
   std::fprintf(stderr,
-               "xmsg coll: comm %d rank 0/%d profile: hand-off %.0f ns with rank %d (%d NUMA node%s)%s, copy %.1f "
-               "GB/s, handed copy %.1f GB/s, single copy %s; single copy from: bcast %s, allreduce %s, alltoall %s\n",
+               "xmsg coll: comm %d rank 0/%d profile: hand-off %.0f ns with rank %d (%d NUMA node%s)%s, copy "
+               "%.1f/%.1f GB/s (256 KiB/2 MiB), handed copy %.1f GB/s, single copy %s; single copy: bcast %s, "
+               "allreduce %s, alltoall %s\n",
                c.handle, c.size, p.sync_ns, p.partner, p.numa_nodes, p.numa_nodes == 1 ? "" : "s",
-               p.shares_cores ? " (cores shared: not counted)" : "", p.copy_ns_per_byte > 0 ? 1 / p.copy_ns_per_byte : 0.0,
-               p.handed_copy() > 0 ? 1 / p.handed_copy() : 0.0, single_copy,
-               size_text(from[0]).c_str(), size_text(from[1]).c_str(), size_text(from[2]).c_str());
+               p.shares_cores ? " (cores shared: not counted)" : "", gbps(p.copy_ns_per_byte),
+               gbps(p.copy_at(kProfileLargeBytes)), gbps(p.handed_copy()), single_copy, range(sizes[0]).c_str(),
+               range(sizes[1]).c_str(), range(sizes[2]).c_str());
 }
 
 const Thresholds& thresholds() {
@@ -152,27 +161,30 @@ static NodeShm* cma_for(const Comm& c, int64_t bytes, int64_t min) {
 }
 
 // The communicator's shared-memory region when `bytes` (> a slot) may stream through its
-// pipelines: bytes <= max, and a rank's stream in one collective (at most about 2 * n * bytes)
-// has few enough chunks for a stamp (2^24).
-static NodeShm* pipe_for(const Comm& c, int64_t bytes, int64_t max) {
-  if (bytes > max || 2 * c.size * (bytes / thresholds().pipe_chunk + 1) >= (int64_t{1} << 24)) return nullptr;
+// pipelines: `wanted`, and a rank's stream in one collective (at most about 2 * n * bytes) has
+// few enough chunks for a stamp (2^24).
+static NodeShm* pipe_for(const Comm& c, int64_t bytes, bool wanted) {
+  if (!wanted || 2 * c.size * (bytes / thresholds().pipe_chunk + 1) >= (int64_t{1} << 24)) return nullptr;
   return node_shm(c);
 }
 
-// Where the pipelines stop and single copy starts for `kind`: the user's XMSG_COLL_PIPE_*_MAX
-// (with XMSG_COLL_CMA_*_MIN) when set, else the measured profile's crossover (every rank got
+// Where the pipelines give way to single copy for `kind`: the user's XMSG_COLL_PIPE_*_MAX (with
+// XMSG_COLL_CMA_*_MIN) when set, else the measured profile's single-copy sizes (every rank got
 // the same profile from rank 0, so all agree). Communicators without a region: no pipelines.
 struct LargeLimits {
   int64_t pipe_max;
   int64_t cma_min;
+  // From here on the pipelines again (the profile predicts single copy to lose past the caches).
+  int64_t pipe_again_from = kNeverBytes;
+  bool pipelines(int64_t bytes) const { return bytes <= pipe_max || bytes >= pipe_again_from; }
 };
 static LargeLimits large_limits(const Comm& c, LargeCollective kind, const std::optional<int64_t>& pipe_max,
                                 int64_t cma_min) {
   if (pipe_max) return {*pipe_max, cma_min};
   NodeShm* shm = node_shm(c);
   if (!shm) return {0, cma_min};
-  const int64_t from = node_shm_single_copy_from(*shm, kind);
-  return {from - 1, std::min(cma_min, from)};
+  const SingleCopySizes sizes = node_shm_single_copy(*shm, kind);
+  return {sizes.from - 1, std::min(cma_min, sizes.from), sizes.below};
 }
 
 int run_barrier(const Comm& c) {
@@ -192,7 +204,7 @@ int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
     return traced(c, "bcast", "shared memory", bytes) + shm_bcast(*shm, c, buf, bytes, root);
   const LargeLimits large =
       large_limits(c, LargeCollective::kBcast, thresholds().pipe_bcast_max, thresholds().cma_bcast_min);
-  if (NodeShm* shm = pipe_for(c, bytes, large.pipe_max))
+  if (NodeShm* shm = pipe_for(c, bytes, large.pipelines(bytes)))
     return traced(c, "bcast", "pipelined shared memory", bytes) + shm_bcast_pipe(*shm, c, buf, bytes, root);
   if (NodeShm* shm = cma_for(c, bytes, large.cma_min))
     return traced(c, "bcast", "single-copy (CMA)", bytes) + shm_bcast_cma(*shm, c, buf, bytes, root);
@@ -231,7 +243,7 @@ int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t cou
     return traced(c, "allreduce", "shared memory", bytes) + shm_reduce(*shm, c, sendbuf, recvbuf, count, op, 0, true);
   const LargeLimits large =
       large_limits(c, LargeCollective::kAllreduce, thresholds().pipe_allreduce_max, thresholds().cma_allreduce_min);
-  if (NodeShm* shm = op.commutative ? pipe_for(c, bytes, large.pipe_max) : nullptr)
+  if (NodeShm* shm = op.commutative ? pipe_for(c, bytes, large.pipelines(bytes)) : nullptr)
     return traced(c, "allreduce", "pipelined shared memory", bytes) + shm_allreduce_pipe(*shm, c, sendbuf, recvbuf, count, op);
   if (NodeShm* shm = cma_for(c, bytes, large.cma_min))
     return traced(c, "allreduce", "single-copy (CMA)", bytes) + shm_allreduce_cma(*shm, c, sendbuf, recvbuf, count, op);
@@ -279,7 +291,7 @@ int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block
 }
 
 int run_allgather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
-  if (NodeShm* shm = block >= thresholds().pipe_allgather_min ? pipe_for(c, block, kNeverBytes) : nullptr)
+  if (NodeShm* shm = block >= thresholds().pipe_allgather_min ? pipe_for(c, block, true) : nullptr)
     return traced(c, "allgather", "pipelined shared memory", block) + shm_allgather_pipe(*shm, c, sendbuf, recvbuf, block);
   if (sendbuf) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
   PostedSize posted(node_shm(c), c, block, "xmsg_allgather");  // as in run_bcast
@@ -299,7 +311,7 @@ int run_reduce_scatter(const Comm& c, const void* sendbuf, void* recvbuf, const 
   int64_t total = 0;
   for (int j = 0; j < c.size; ++j) total += counts[j];
   const int64_t es = static_cast<int64_t>(op.elem_size), bytes = total * es;
-  if (NodeShm* shm = op.commutative && bytes >= thresholds().pipe_reduce_scatter_min ? pipe_for(c, bytes, kNeverBytes)
+  if (NodeShm* shm = op.commutative && bytes >= thresholds().pipe_reduce_scatter_min ? pipe_for(c, bytes, true)
                                                                                     : nullptr)
     return traced(c, "reduce_scatter", "pipelined shared memory", bytes) +
            shm_reduce_scatter_pipe(*shm, c, sendbuf, recvbuf, counts, op);
@@ -326,7 +338,8 @@ int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, co
     const LargeLimits large =
         large_limits(c, LargeCollective::kAlltoall, thresholds().pipe_alltoall_max, thresholds().cma_alltoall_min);
     return traced(c, "alltoallv", "shared memory, per writer: slot, pipelines, single copy or messages", largest) +
-           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls, large.cma_min, large.pipe_max);
+           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls, large.cma_min, large.pipe_max,
+                         large.pipe_again_from);
   }
   return traced(c, "alltoallv", "pairwise", largest) +
          alltoallv_pairwise(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
@@ -337,7 +350,7 @@ int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t bloc
     return traced(c, "alltoall", "shared memory", block) + shm_alltoall(*shm, c, sendbuf, recvbuf, block);
   const LargeLimits large =
       large_limits(c, LargeCollective::kAlltoall, thresholds().pipe_alltoall_max, thresholds().cma_alltoall_min);
-  if (NodeShm* shm = pipe_for(c, block, large.pipe_max))
+  if (NodeShm* shm = pipe_for(c, block, large.pipelines(block)))
     return traced(c, "alltoall", "pipelined shared memory", block) + shm_alltoall_pipe(*shm, c, sendbuf, recvbuf, block);
   if (NodeShm* shm = cma_for(c, block, large.cma_min))
     return traced(c, "alltoall", "single-copy (CMA)", block) + shm_alltoall_cma(*shm, c, sendbuf, recvbuf, block);

@@ -49,8 +49,8 @@ struct Thresholds {
 const Thresholds& thresholds();
 
 // XMSG_COLL_TRACE=1: one line per communicator region with its measured profile and the
-// sizes it gives single copy from (`from`, indexed by LargeCollective), printed by rank 0.
-void trace_profile(const Comm& c, const NodeProfile& p, const int64_t from[3]);
+// sizes it gives single copy (`sizes`, indexed by LargeCollective), printed by rank 0.
+void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes sizes[3]);
 
 // More ranks of the job on its fullest node than this node has CPUs
 // (XMSG_COLL_OVERSUBSCRIBED=0/1 forces the answer). Every rank must reach the same answer:

@@ -279,15 +279,16 @@ int shm_allgather_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
 // Single-copy variants for data of any size: ranks read each other's buffers with CMA
 // (process_vm_readv). Only when node_shm_cma(s): every pair of members was allowed to.
 bool node_shm_cma(const NodeShm& s);
-// The size from which single copy is predicted faster than the pipelines for `kind` on this
-// communicator (node_profile.hpp; kNeverBytes when never), the same on every rank.
-int64_t node_shm_single_copy_from(const NodeShm& s, LargeCollective kind);
+// The sizes at which single copy is predicted faster than the pipelines for `kind` on this
+// communicator (node_profile.hpp), the same on every rank.
+SingleCopySizes node_shm_single_copy(const NodeShm& s, LargeCollective kind);
 int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
 int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
 // The table each writer of shm_alltoallv publishes: mode, sendbuf address, one word per rank.
 inline int64_t shm_alltoallv_table_bytes(int n) { return static_cast<int64_t>(sizeof(uint64_t)) * (n + 2); }
 int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min, int64_t pipe_max);
+                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min, int64_t pipe_max,
+                  int64_t pipe_again_from);
 int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                       const ReduceOp& op);
 

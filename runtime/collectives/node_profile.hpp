@@ -32,16 +32,28 @@ struct NodeProfile {
   // NUMA nodes the communicator's ranks run on (each rank's at set-up, getcpu(2)); 1 when
   // unknown.
   int numa_nodes = 1;
-  // Plain memcpy between two 1 MiB buffers of one process, ns per byte (the fastest of a few).
+  // Plain memcpy between two kProfileSmallBytes buffers of one process, ns per byte (the
+  // fastest of a few).
   double copy_ns_per_byte = 0;
   // Copying out data another rank (`partner`) has just written, as a pipeline's reader does:
   // every line comes from the writer's cache. ns per byte; 0 when not measured (the plain
   // copy then stands for it).
   double handed_copy_ns_per_byte = 0;
   double handed_copy() const { return handed_copy_ns_per_byte > 0 ? handed_copy_ns_per_byte : copy_ns_per_byte; }
-  // process_vm_readv of a 1 MiB buffer (the process reads itself: the same page pinning as
-  // reading a peer), ns per byte; 0 when the communicator's ranks may not read each other.
+  // process_vm_readv of a kProfileSmallBytes buffer (the process reads itself: the same page
+  // pinning as reading a peer), ns per byte; 0 when the communicator's ranks may not read each
+  // other.
   double cma_ns_per_byte = 0;
+  // The same two for kProfileLargeBytes buffers; 0 when not measured (the small figures then
+  // stand for them). Past the caches both cost more per byte, and not alike: on this project's
+  // VM memcpy went from 53 to 13 GB/s and CMA from 29 to 9, so a choice from one size held at
+  // no other (docs/collectives.md, "pipelines or single copy").
+  double copy_large_ns_per_byte = 0;
+  double cma_large_ns_per_byte = 0;
+  // Per-byte costs for a call that touches `bytes` of each buffer: the small figure up to
+  // kProfileSmallBytes, the large one from kProfileLargeBytes, linear in log2(bytes) between.
+  double copy_at(int64_t bytes) const;
+  double cma_at(int64_t bytes) const;
   // More ranks than CPUs (oversubscribed()): a waiting rank then yields to one with work, so
   // waits cost no time the collective needed, and the choice compares the copying alone (the
   // round trip above then measures the scheduler: 2-4 us at 4-8 ranks on 2 cores, while the
@@ -50,6 +62,10 @@ struct NodeProfile {
   bool measured() const { return copy_ns_per_byte > 0; }
   double handoff_cost_ns() const { return shares_cores ? 0 : sync_ns; }
 };
+
+// The two buffer sizes the copy costs are measured at (NodeProfile).
+constexpr int64_t kProfileSmallBytes = int64_t{256} << 10;
+constexpr int64_t kProfileLargeBytes = int64_t{2} << 20;
 
 // Whom rank 0 times its round trips with (NodeProfile::partner), from every rank's NUMA node
 // (numa_of_rank[r], -1 when unknown; at least 2 ranks): the first rank whose node differs
@@ -66,7 +82,10 @@ constexpr int64_t kNeverBytes = int64_t{1} << 50;
 // Predicted time (ns) of a one-node collective of `bytes` (the block, for alltoall) on `n`
 // ranks through the pipelines (chunks of `chunk` bytes) or by single copy. Counted per rank
 // on the critical path (docs/collectives.md, "pipelines or single copy"); copies into a ring
-// and of a rank's own data are plain copies, copies out of a peer's ring handed copies:
+// and of a rank's own data are plain copies, copies out of a peer's ring handed copies (a
+// ring is small and stays in cache: one figure for every size); plain copies and CMA reads
+// cost what the profile says for the bytes the call touches in each buffer (n·B for alltoall,
+// B for bcast, V for allreduce):
 //   alltoall   pipelines: n·B copied (n-1 blocks in, its own) + (n-1)·B handed (blocks out) +
 //              a hand-off per chunk of a block (the n-1 streams' hand-offs overlap); single
 //              copy: (n-1)·B CMA reads + its own block copied + one post and one done hand-off
@@ -80,15 +99,24 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
 double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes);
 
 // Single copy must be predicted to take at most this fraction of the pipelines' time before
-// it is chosen. On this project's VM alltoall at 4 ranks sits right at the crossover (6 copies
-// by the pipelines against 3 CMA reads, with CMA at half memcpy's speed), so without a margin
-// the few percent of noise in the set-up measurement decided the path, differently from one
-// job to the next. A prediction within 20% is not worth leaving the path every machine runs well.
-constexpr double kSingleCopyMargin = 0.8;
+// it is chosen: without a margin the few percent of noise in the set-up measurement decided the
+// path where the two predictions are close, differently from one job to the next. 0.85: with
+// the two-size costs this VM's alltoall at 4-8 ranks predicts 0.75-0.82 at 512 KiB-1 MiB, and
+// single copy measured 0.80-0.93 of the pipelines there (same run); at 0.8 the choice flipped
+// between jobs. Where the prediction sits near the margin both paths measure within ~5%.
+constexpr double kSingleCopyMargin = 0.85;
 
-// The smallest power-of-two size from which single copy is predicted to take at most
-// kSingleCopyMargin of the pipelines' time at that size and every larger one (kNeverBytes when
-// it never does, or CMA is not possible: cma_ns_per_byte 0).
-int64_t large_path_from(const NodeProfile& p, LargeCollective kind, int n, int64_t chunk);
+// The sizes single copy takes: [from, below), powers of two; empty (from = kNeverBytes) when
+// it never wins, below = kNeverBytes when it wins up to the largest sizes.
+struct SingleCopySizes {
+  int64_t from = kNeverBytes;
+  int64_t below = kNeverBytes;
+  bool contains(int64_t bytes) const { return bytes >= from && bytes < below; }
+};
+
+// The first run of power-of-two sizes (from 4 KiB up) at which single copy is predicted to take
+// at most kSingleCopyMargin of the pipelines' time; a size between two powers of two goes with
+// the power below it. Empty when CMA is not possible (cma_ns_per_byte 0) or nothing was measured.
+SingleCopySizes single_copy_sizes(const NodeProfile& p, LargeCollective kind, int n, int64_t chunk);
 
 }  // namespace xmsg::coll

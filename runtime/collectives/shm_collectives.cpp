@@ -69,9 +69,9 @@ struct NodeShm {
   bool cma = false;
   std::vector<pid_t> pids;
   // Rank 0's measurements (the same on every rank: it sent them) and, per LargeCollective,
-  // the size from which single copy is predicted faster than the pipelines.
+  // the sizes at which single copy is predicted faster than the pipelines.
   NodeProfile profile;
-  int64_t single_copy_from[3] = {kNeverBytes, kNeverBytes, kNeverBytes};
+  SingleCopySizes single_copy[3];
 };
 
 namespace {
@@ -197,47 +197,64 @@ double ns_since(const timespec& start) {
   return static_cast<double>(now.tv_sec - start.tv_sec) * 1e9 + static_cast<double>(now.tv_nsec - start.tv_nsec);
 }
 
-// One process's copy costs, measured the first time it is rank 0 of a new region (a few
-// milliseconds at most: 1 MiB buffers, seven copies of each kind); cma: also a CMA read. The
-// fastest of the copies counts, not the median: another rank sharing the core, or any other
-// process, only ever adds time, and with 4 ranks on 2 cores the median of five had memcpy
-// anywhere from 5 to 23 GB/s from one job to the next, sending alltoall to single copy from
-// 4 KiB in one job and never in the next.
+// One process's copy costs, measured the first time it is rank 0 of a new region (about a
+// millisecond: page-aligned buffers of kProfileSmallBytes, seven copies of each kind, and of
+// kProfileLargeBytes, three); cma: also CMA reads. Two sizes because the choice differs by
+// size: the 1 MiB unaligned buffers measured before read CMA at 13-15 GB/s where the
+// collectives' own 64-512 KiB reads ran at 26-30 (2-rank alltoall 64 KiB: 12.2-13.3 us
+// pipelined against 4.4-4.8 by single copy, which those numbers never chose), while past the
+// caches CMA fell to 9 GB/s (2-rank bcast of 1-4 MiB: pipelines 1.3-1.4x faster). The fastest
+// of the copies counts, not the median: another rank sharing the core, or any other process,
+// only ever adds time, and with 4 ranks on 2 cores the median of five had memcpy anywhere
+// from 5 to 23 GB/s from one job to the next.
 NodeProfile local_copy_costs(bool cma) {
   static NodeProfile costs;
   static bool cma_measured = false;
-  constexpr size_t kBytes = size_t{1} << 20;
-  constexpr int kTrials = 7;
   if (costs.measured() && (cma_measured || !cma)) return costs;
-  std::vector<std::byte> from(kBytes, std::byte{1}), to(kBytes, std::byte{2});
-  const auto fastest_ns_per_byte = [&](auto&& copy) {
+  struct FreeBytes {
+    void operator()(std::byte* b) const { std::free(b); }
+  };
+  const auto page_aligned = [](size_t bytes, int fill) {
+    std::unique_ptr<std::byte, FreeBytes> b(static_cast<std::byte*>(std::aligned_alloc(4096, bytes)));
+    if (b) std::memset(b.get(), fill, bytes);
+    return b;
+  };
+  // ns per byte of the fastest of `trials` runs of copy(from, to, bytes); 0 when one fails.
+  const auto fastest_ns_per_byte = [&](size_t bytes, int trials, auto&& copy) {
+    const auto from = page_aligned(bytes, 1), to = page_aligned(bytes, 2);
+    if (!from || !to) return 0.0;
     double best = 0;
-    for (int i = 0; i < kTrials; ++i) {
+    for (int i = 0; i < trials; ++i) {
       timespec a;
       clock_gettime(CLOCK_MONOTONIC, &a);
-      if (!copy()) return 0.0;
+      if (!copy(from.get(), to.get(), bytes)) return 0.0;
       // The copy's result is never read; keep the compiler from dropping it.
-      asm volatile("" : : "r"(to.data()) : "memory");
+      asm volatile("" : : "r"(to.get()) : "memory");
       const double t = ns_since(a);
       if (i == 0 || t < best) best = t;
     }
-    return best / static_cast<double>(kBytes);
+    return best / static_cast<double>(bytes);
   };
-  if (!costs.measured())
-    costs.copy_ns_per_byte = fastest_ns_per_byte([&] {
-      std::memcpy(to.data(), from.data(), kBytes);
-      return true;
-    });
+  constexpr auto kSmall = static_cast<size_t>(kProfileSmallBytes), kLarge = static_cast<size_t>(kProfileLargeBytes);
+  const auto memcpy_copy = [](std::byte* from, std::byte* to, size_t bytes) {
+    std::memcpy(to, from, bytes);
+    return true;
+  };
+  const auto cma_copy = [](std::byte* from, std::byte* to, size_t bytes) {
+    std::string err;
+    return transport::shm::read_process_memory(getpid(), reinterpret_cast<uint64_t>(from), to, bytes, err);
+  };
+  if (!costs.measured()) {
+    costs.copy_ns_per_byte = fastest_ns_per_byte(kSmall, 7, memcpy_copy);
+    costs.copy_large_ns_per_byte = fastest_ns_per_byte(kLarge, 3, memcpy_copy);
+  }
   if (cma && !cma_measured) {
     cma_measured = true;
-    std::string err;
-    costs.cma_ns_per_byte = fastest_ns_per_byte([&] {
-      return transport::shm::read_process_memory(getpid(), reinterpret_cast<uint64_t>(from.data()), to.data(), kBytes,
-                                                  err);
-    });
+    costs.cma_ns_per_byte = fastest_ns_per_byte(kSmall, 7, cma_copy);
+    costs.cma_large_ns_per_byte = costs.cma_ns_per_byte > 0 ? fastest_ns_per_byte(kLarge, 3, cma_copy) : 0;
   }
   NodeProfile answer = costs;
-  if (!cma) answer.cma_ns_per_byte = 0;
+  if (!cma) answer.cma_ns_per_byte = answer.cma_large_ns_per_byte = 0;
   return answer;
 }
 
@@ -286,11 +303,12 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     p.shares_cores = oversubscribed();
     // What the user says of this machine replaces what was measured (docs/collectives.md).
     if (auto ns = params::integer_if_set("XMSG_COLL_HANDOFF_NS")) p.sync_ns = static_cast<double>(*ns);
-    if (auto mbps = params::integer_if_set("XMSG_COLL_COPY_MBPS")) p.copy_ns_per_byte = 1e3 / static_cast<double>(*mbps);
+    if (auto mbps = params::integer_if_set("XMSG_COLL_COPY_MBPS"))
+      p.copy_ns_per_byte = p.copy_large_ns_per_byte = 1e3 / static_cast<double>(*mbps);
     if (auto mbps = params::integer_if_set("XMSG_COLL_HANDED_COPY_MBPS"))
       p.handed_copy_ns_per_byte = 1e3 / static_cast<double>(*mbps);
     if (auto mbps = params::integer_if_set("XMSG_COLL_CMA_MBPS"); mbps && s.cma)
-      p.cma_ns_per_byte = *mbps > 0 ? 1e3 / static_cast<double>(*mbps) : 0;
+      p.cma_ns_per_byte = p.cma_large_ns_per_byte = *mbps > 0 ? 1e3 / static_cast<double>(*mbps) : 0;
     Step step(c);
     for (int r = 1; r < c.size; ++r) step.send(&p, sizeof p, r, kTagNodeRegion + 6);
     if (step.wait() != XMSG_SUCCESS) return NodeProfile{};
@@ -653,9 +671,9 @@ NodeShm* node_shm(const Comm& c) {
       state->cma = agree_on_cma(c, state);
       state->profile = share_profile(c, *state);
       for (auto kind : {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall})
-        state->single_copy_from[static_cast<int>(kind)] =
-            large_path_from(state->profile, kind, c.size, thresholds().pipe_chunk);
-      trace_profile(c, state->profile, state->single_copy_from);
+        state->single_copy[static_cast<int>(kind)] =
+            single_copy_sizes(state->profile, kind, c.size, thresholds().pipe_chunk);
+      trace_profile(c, state->profile, state->single_copy);
     }
   }
   return state->usable ? state : nullptr;
@@ -663,8 +681,8 @@ NodeShm* node_shm(const Comm& c) {
 
 bool node_shm_cma(const NodeShm& s) { return s.cma; }
 
-int64_t node_shm_single_copy_from(const NodeShm& s, LargeCollective kind) {
-  return s.single_copy_from[static_cast<int>(kind)];
+SingleCopySizes node_shm_single_copy(const NodeShm& s, LargeCollective kind) {
+  return s.single_copy[static_cast<int>(kind)];
 }
 
 // Two shapes. All-poll: every rank posts s and waits until all posted; the last to arrive
@@ -788,7 +806,8 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
 //           transport's own path): it sends each block as a point-to-point message, and a
 //           reader that finds this mode in its table posts the matching receive.
 int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min, int64_t pipe_max) {
+                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min, int64_t pipe_max,
+                  int64_t pipe_again_from) {
   // kInline: data beside the table in the posted line's inline bytes (one line to hand off).
   enum : uint64_t { kInline = 0, kSlot = 1, kSingleCopy = 2, kMessages = 3, kPipelined = 4 };
   constexpr int kTag = kTagAlltoall + 67;
@@ -816,7 +835,8 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
   // alltoall blocks this large (as the alltoall does) and the stream fits a stamp, else single copy.
   const uint64_t mode = table_inline && table_bytes + payload <= kInlineBytes ? kInline
                         : slot_start + payload <= slot_bytes                   ? kSlot
-                        : largest >= cma_min && largest <= pipe_max && stream_chunks < (int64_t{1} << 23) &&
+                        : largest >= cma_min && (largest <= pipe_max || largest >= pipe_again_from) &&
+                                  stream_chunks < (int64_t{1} << 23) &&
                                   counts_in_slot
                             ? kPipelined
                         : largest >= cma_min                                   ? kSingleCopy
