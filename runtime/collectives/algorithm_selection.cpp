@@ -114,8 +114,8 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
   const auto gbps = [](double ns_per_byte) { return ns_per_byte > 0 ? 1 / ns_per_byte : 0.0; };
   char single_copy[48] = "n/a";
   if (p.cma_ns_per_byte > 0)
-    std::snprintf(single_copy, sizeof single_copy, "%.1f/%.1f GB/s", gbps(p.cma_ns_per_byte),
-                  gbps(p.cma_at(kProfileLargeBytes)));
+    std::snprintf(single_copy, sizeof single_copy, "%.1f/%.1f GB/s, %.0f ns a call", gbps(p.cma_ns_per_byte),
+                  gbps(p.cma_at(kProfileLargeBytes)), p.cma_call_ns);
   const auto range = [](const SingleCopySizes& r) {
     if (r.from >= kNeverBytes) return std::string("never");
     if (r.below >= kNeverBytes) return "from " + size_text(r.from);
@@ -123,11 +123,11 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
   };
   std::fprintf(stderr,
                "xmsg coll: comm %d rank 0/%d profile: hand-off %.0f ns with rank %d (%d NUMA node%s)%s, copy "
-               "%.1f/%.1f GB/s (256 KiB/2 MiB), handed copy %.1f GB/s, single copy %s; single copy: bcast %s, "
+               "%.1f/%.1f GB/s (256 KiB/2 MiB), handed copy %.1f GB/s out/%.1f in, single copy %s; single copy: bcast %s, "
                "allreduce %s, alltoall %s\n",
                c.handle, c.size, p.sync_ns, p.partner, p.numa_nodes, p.numa_nodes == 1 ? "" : "s",
                p.shares_cores ? " (cores shared: not counted)" : "", gbps(p.copy_ns_per_byte),
-               gbps(p.copy_at(kProfileLargeBytes)), gbps(p.handed_copy()), single_copy, range(sizes[0]).c_str(),
+               gbps(p.copy_at(kProfileLargeBytes)), gbps(p.handed_copy()), gbps(p.handed_write()), single_copy, range(sizes[0]).c_str(),
                range(sizes[1]).c_str(), range(sizes[2]).c_str());
 }
 

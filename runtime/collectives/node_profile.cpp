@@ -9,10 +9,11 @@
 namespace xmsg::coll {
 namespace {
 
-// One process_vm_readv call's fixed cost (entering the kernel, looking up the peer's mm):
-// about 1 us on the machines measured so far; it only matters for small blocks, where the
-// slot or the pipelines win anyway.
+// One process_vm_readv call's fixed cost (entering the kernel, looking up the peer's mm) when
+// the profile has none (NodeProfile::cma_call_ns).
 constexpr double kSyscallNs = 1000;
+
+double cma_call_ns(const NodeProfile& p) { return p.cma_call_ns > 0 ? p.cma_call_ns : kSyscallNs; }
 
 
 double chunks(int64_t bytes, int64_t chunk) {
@@ -53,15 +54,17 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
   // readers up to a ring, so the streams' hand-offs overlap: about one per chunk of a stream
   // lies on the critical path, not one per chunk and peer.
   const double b = static_cast<double>(bytes);
+  // A ring copy runs at the slower of its two ends: the ring's lines (handed) and the program's
+  // buffer, which past the caches costs what a plain copy of that size costs.
+  const int64_t touched = kind == LargeCollective::kAlltoall ? n * bytes : bytes;
+  const double in = std::max(p.handed_write(), p.copy_at(touched)), out = std::max(p.handed_copy(), p.copy_at(touched));
   switch (kind) {
     case LargeCollective::kAlltoall:
-      return n * b * p.copy_at(n * bytes) + (n - 1) * b * p.handed_copy() + chunks(bytes, chunk) * p.handoff_cost_ns();
+      return b * p.copy_at(touched) + (n - 1) * b * (in + out) + chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kBcast:
-      return b * p.handed_copy() + static_cast<double>(std::min(bytes, chunk)) * p.copy_at(bytes) +
-             chunks(bytes, chunk) * p.handoff_cost_ns();
+      return b * out + static_cast<double>(std::min(bytes, chunk)) * in + chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllreduce:
-      return b * p.copy_at(bytes) + (n - 1.0) / n * b * p.handed_copy() +
-             2 * chunks(bytes / n + 1, chunk) * p.handoff_cost_ns();
+      return b * in + (n - 1.0) / n * b * out + 2 * chunks(bytes / n + 1, chunk) * p.handoff_cost_ns();
   }
   return 0;
 }
@@ -71,11 +74,11 @@ double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t
   const double peers = n - 1;
   switch (kind) {
     case LargeCollective::kAlltoall:
-      return peers * (b * p.cma_at(n * bytes) + kSyscallNs) + b * p.copy_at(n * bytes) + 2 * p.handoff_cost_ns();
+      return peers * (b * p.cma_at(n * bytes) + cma_call_ns(p)) + b * p.copy_at(n * bytes) + 2 * p.single_copy_wait_ns();
     case LargeCollective::kBcast:
-      return b * p.cma_at(bytes) + kSyscallNs + 2 * p.handoff_cost_ns();
+      return b * p.cma_at(bytes) + cma_call_ns(p) + 2 * p.single_copy_wait_ns();
     case LargeCollective::kAllreduce:
-      return 2 * peers / n * b * p.cma_at(bytes) + 2 * peers * kSyscallNs + 4 * p.handoff_cost_ns();
+      return 2 * peers / n * b * p.cma_at(bytes) + 2 * peers * cma_call_ns(p) + 4 * p.single_copy_wait_ns();
   }
   return 0;
 }

@@ -40,6 +40,13 @@ struct NodeProfile {
   // copy then stands for it).
   double handed_copy_ns_per_byte = 0;
   double handed_copy() const { return handed_copy_ns_per_byte > 0 ? handed_copy_ns_per_byte : copy_ns_per_byte; }
+  // Writing lines another rank (`partner`) has just read, as a pipeline's writer does when its
+  // ring comes round: each line must be taken back from the reader's cache. ns per byte; 0
+  // when not measured (the plain copy then stands for it). This VM: 20-35 GB/s where a local
+  // copy of the same 16-64 KiB runs at 57-190; counted as a plain copy the model put 2-rank
+  // alltoall's pipelines at half their measured time (16-64 KiB).
+  double handed_write_ns_per_byte = 0;
+  double handed_write() const { return handed_write_ns_per_byte > 0 ? handed_write_ns_per_byte : copy_ns_per_byte; }
   // process_vm_readv of a kProfileSmallBytes buffer (the process reads itself: the same page
   // pinning as reading a peer), ns per byte; 0 when the communicator's ranks may not read each
   // other.
@@ -50,6 +57,9 @@ struct NodeProfile {
   // no other (docs/collectives.md, "pipelines or single copy").
   double copy_large_ns_per_byte = 0;
   double cma_large_ns_per_byte = 0;
+  // One process_vm_readv of 4 KiB, ns (the call's fixed cost: entering the kernel, finding the
+  // mm, pinning one page); 0 when not measured (1 us is assumed). This VM: 400-450 ns.
+  double cma_call_ns = 0;
   // Per-byte costs for a call that touches `bytes` of each buffer: the small figure up to
   // kProfileSmallBytes, the large one from kProfileLargeBytes, linear in log2(bytes) between.
   double copy_at(int64_t bytes) const;
@@ -61,6 +71,12 @@ struct NodeProfile {
   bool shares_cores = false;
   bool measured() const { return copy_ns_per_byte > 0; }
   double handoff_cost_ns() const { return shares_cores ? 0 : sync_ns; }
+  // What single copy's two waits per call cost: a hand-off, and with cores shared a wake-up of
+  // a rank that is not running (the round trip measures the scheduler then). Unlike a pipeline
+  // writer, who leaves its data in the ring and goes on, a single-copy rank cannot leave before
+  // every reader of its buffer has run: 4 ranks on 2 cores took 9-13 us at 8-16 KiB by single
+  // copy against 6.4-11.5 through the pipelines.
+  double single_copy_wait_ns() const { return sync_ns; }
 };
 
 // The two buffer sizes the copy costs are measured at (NodeProfile).
@@ -86,13 +102,14 @@ constexpr int64_t kNeverBytes = int64_t{1} << 50;
 // ring is small and stays in cache: one figure for every size); plain copies and CMA reads
 // cost what the profile says for the bytes the call touches in each buffer (n·B for alltoall,
 // B for bcast, V for allreduce):
-//   alltoall   pipelines: n·B copied (n-1 blocks in, its own) + (n-1)·B handed (blocks out) +
+//   alltoall   pipelines: B copied (its own) + (n-1)·B handed in (written over lines a reader
+//              took) + (n-1)·B handed out +
 //              a hand-off per chunk of a block (the n-1 streams' hand-offs overlap); single
 //              copy: (n-1)·B CMA reads + its own block copied + one post and one done hand-off
 //              + a system call per peer
-//   bcast      pipelines: B handed out by each reader (the root's copy in overlaps it but for
-//              the first chunk) + a hand-off per chunk; single copy: B read + post and done
-//   allreduce  pipelines: V copied in + (n-1)/n·V handed out + a hand-off per chunk of a
+//   bcast      pipelines: B handed out by each reader (the root's handed copy in overlaps it
+//              but for the first chunk) + a hand-off per chunk; single copy: B read + post and done
+//   allreduce  pipelines: V handed in + (n-1)/n·V handed out + a hand-off per chunk of a
 //              segment in each phase; single copy: 2(n-1)/n·V read (segments to fold, finished
 //              segments); the folds are the same in both and left out
 double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes, int64_t chunk);

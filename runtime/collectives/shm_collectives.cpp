@@ -252,9 +252,10 @@ NodeProfile local_copy_costs(bool cma) {
     cma_measured = true;
     costs.cma_ns_per_byte = fastest_ns_per_byte(kSmall, 7, cma_copy);
     costs.cma_large_ns_per_byte = costs.cma_ns_per_byte > 0 ? fastest_ns_per_byte(kLarge, 3, cma_copy) : 0;
+    costs.cma_call_ns = costs.cma_ns_per_byte > 0 ? fastest_ns_per_byte(4096, 7, cma_copy) * 4096 : 0;
   }
   NodeProfile answer = costs;
-  if (!cma) answer.cma_ns_per_byte = answer.cma_large_ns_per_byte = 0;
+  if (!cma) answer.cma_ns_per_byte = answer.cma_large_ns_per_byte = answer.cma_call_ns = 0;
   return answer;
 }
 
@@ -267,7 +268,9 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
   for (int r = 0; r < c.size; ++r) numa[static_cast<size_t>(r)] = s.region.numa_node_of(r);
   const int partner = profile_partner(numa.data(), c.size);
   // The handed copy: the partner writes its pipeline chunks (nothing runs through them yet),
-  // rank 0 copies them out, as a pipeline's reader does with a writer's fresh chunk.
+  // rank 0 copies them out, as a pipeline's reader does with a writer's fresh chunk. The
+  // handed write: the partner's next write over the lines rank 0 just read, as a writer's
+  // when its ring comes round; the partner times it and sends the fastest to rank 0.
   std::byte* const partner_chunks = s.region.chunk(partner, 0);
   // 256 KiB: five copies cost the set-up ~0.1 ms (a program may create many communicators).
   const size_t handed_bytes = std::min<size_t>(size_t{256} << 10, s.region.pipe_chunk_bytes() *
@@ -294,10 +297,15 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
       if (i == 0 || t < handed_ns) handed_ns = t;
       if (sendrecv(c, &token, 1, partner, nullptr, 0, -1, kTagNodeRegion + 7) != XMSG_SUCCESS) return NodeProfile{};
     }
+    double handed_write_ns = 0;
+    if (sendrecv(c, nullptr, 0, -1, &handed_write_ns, sizeof handed_write_ns, partner, kTagNodeRegion + 8) !=
+        XMSG_SUCCESS)
+      return NodeProfile{};
     std::sort(trips.begin(), trips.end());
     p = local_copy_costs(s.cma);
     p.sync_ns = trips[trips.size() / 2] / 2;
     p.handed_copy_ns_per_byte = handed_bytes > 0 ? handed_ns / static_cast<double>(handed_bytes) : 0;
+    p.handed_write_ns_per_byte = handed_bytes > 0 ? handed_write_ns / static_cast<double>(handed_bytes) : 0;
     p.partner = partner;
     p.numa_nodes = numa_nodes_spanned(numa.data(), c.size);
     p.shares_cores = oversubscribed();
@@ -306,7 +314,8 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     if (auto mbps = params::integer_if_set("XMSG_COLL_COPY_MBPS"))
       p.copy_ns_per_byte = p.copy_large_ns_per_byte = 1e3 / static_cast<double>(*mbps);
     if (auto mbps = params::integer_if_set("XMSG_COLL_HANDED_COPY_MBPS"))
-      p.handed_copy_ns_per_byte = 1e3 / static_cast<double>(*mbps);
+      p.handed_copy_ns_per_byte = p.handed_write_ns_per_byte = 1e3 / static_cast<double>(*mbps);
+    if (auto ns = params::integer_if_set("XMSG_COLL_CMA_CALL_NS"); ns && s.cma) p.cma_call_ns = static_cast<double>(*ns);
     if (auto mbps = params::integer_if_set("XMSG_COLL_CMA_MBPS"); mbps && s.cma)
       p.cma_ns_per_byte = p.cma_large_ns_per_byte = *mbps > 0 ? 1e3 / static_cast<double>(*mbps) : 0;
     Step step(c);
@@ -319,11 +328,20 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     for (int i = 0; ok && i < kWarmUp + kRoundTrips; ++i)
       ok = sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 5) == XMSG_SUCCESS &&
            sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 5) == XMSG_SUCCESS;
+    std::vector<std::byte> source(handed_bytes, std::byte{1});
+    double handed_write_ns = 0;
     for (int i = 0; ok && i < kHandedCopies; ++i) {
-      std::memset(partner_chunks, i + 1, handed_bytes);
+      timespec a;
+      clock_gettime(CLOCK_MONOTONIC, &a);
+      std::memcpy(partner_chunks, source.data(), handed_bytes);
+      asm volatile("" : : "r"(partner_chunks) : "memory");
+      // The first write finds lines nobody has read yet.
+      if (const double t = ns_since(a); i == 1 || (i > 1 && t < handed_write_ns)) handed_write_ns = t;
       ok = sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 7) == XMSG_SUCCESS &&
            sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 7) == XMSG_SUCCESS;
     }
+    ok = ok && sendrecv(c, &handed_write_ns, sizeof handed_write_ns, 0, nullptr, 0, -1, kTagNodeRegion + 8) ==
+                   XMSG_SUCCESS;
   }
   if (sendrecv(c, nullptr, 0, -1, &p, sizeof p, 0, kTagNodeRegion + 6) != XMSG_SUCCESS) return NodeProfile{};
   return p;

@@ -165,7 +165,7 @@ TEST(NodeProfile, HandedCopiesCountForTheReadersSide) {
 }
 
 // Measured at two sizes (this VM on 2026-12-06, 2 ranks bound: memcpy 53 GB/s at 256 KiB and
-// 13 at 2 MiB, CMA 29 and 9, handed copy 17, hand-off 225 ns). Single copy then takes the
+// 13 at 2 MiB, CMA 29 and 9, 400 ns a CMA call, handed copy 17 out and 23 in, hand-off 225 ns). Single copy then takes the
 // middle sizes, where it measured 2.5x faster for alltoall (64 KiB: 4.4-4.8 us against
 // 12.2-13.3) and 3x for bcast (64 KiB: 2.9-3.1 against 9.0-9.4), and gives bcast back to the
 // pipelines past the caches (1-4 MiB: 63-358 us pipelined against 84-449 single copy).
@@ -174,6 +174,8 @@ TEST(NodeProfile, CostsPastTheCachesEndSingleCopyForBcast) {
   p.handed_copy_ns_per_byte = 1 / 17.0;
   p.copy_large_ns_per_byte = 1 / 13.0;
   p.cma_large_ns_per_byte = 1 / 9.0;
+  p.handed_write_ns_per_byte = 1 / 23.0;
+  p.cma_call_ns = 400;
   const SingleCopySizes bcast = single_copy_sizes(p, LargeCollective::kBcast, 2, kChunk);
   EXPECT_LE(bcast.from, int64_t{64} << 10);
   EXPECT_LE(bcast.below, int64_t{1} << 20);
