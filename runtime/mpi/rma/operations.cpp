@@ -168,7 +168,7 @@ int do_get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, in
   char* data = nullptr;
   int64_t total = 0;
   auto buf = build(h, t, 0, &data, &total);
-  return post(w, target_rank, std::move(buf), total, func);
+  return post(w, target_rank, std::move(buf), total, func, /*answered=*/true);
 }
 
 int do_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
@@ -228,7 +228,7 @@ int do_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin
   int64_t total = 0;
   auto buf = build(h, t, payload, &data, &total);
   if (!no_op) pack(origin_addr, origin_count, *ot, data);
-  return post(w, target_rank, std::move(buf), total, func);
+  return post(w, target_rank, std::move(buf), total, func, /*answered=*/fetch);
 }
 
 }  // namespace
@@ -323,7 +323,7 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
   auto buf = build(h, none, 2 * n, &data, &total);
   std::memcpy(data, origin_addr, static_cast<size_t>(n));
   std::memcpy(data + n, compare_addr, static_cast<size_t>(n));
-  return post(w, target_rank, std::move(buf), total, func);
+  return post(w, target_rank, std::move(buf), total, func, /*answered=*/true);
 }
 XMSG_MPI_ALIAS(Compare_and_swap)
 

@@ -83,13 +83,17 @@ std::unique_ptr<char[]> build(const Hdr& h0, const Target& t, int64_t payload, c
   return buf;
 }
 
-int post(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total, const char* func) {
+int post(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total, const char* func, bool answered) {
   Outgoing o;
   o.target = target;
   o.buf = std::move(buf);
   if (int e = xmsg_isend(o.buf.get(), total, XMSG_BYTE, target, kReqTag, w->xcomm, &o.req)) return reraise(w, e, func);
   w->sends.push_back(std::move(o));
   w->dirty[static_cast<size_t>(target)] = 1;
+  // A dynamic window's target checks the range itself (and reports at the flush); with a
+  // one-sided transport to the target, later puts and gets bypass its message order.
+  if (!answered || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || remote_reach(w, target))
+    w->needs_ack[static_cast<size_t>(target)] = 1;
   reap(w);
   return MPI_SUCCESS;
 }
@@ -128,21 +132,26 @@ int sync_targets(Window* w, const std::vector<int>& targets, int32_t kind, const
   // Remote writes are complete once acknowledged: before the flush or unlock goes out.
   process_fence();
   for (int t : targets) remote_wait(w, t);
-  std::vector<Pending> p(targets.size());
-  for (size_t i = 0; i < targets.size(); ++i) {
-    p[i].target = targets[i];
+  // A flush asks only the targets with operations whose completion it cannot see; the others'
+  // results are waited for below (complete_local). An unlock always goes out.
+  std::vector<int> asked;
+  for (int t : targets)
+    if (kind != kFlush || w->needs_ack[static_cast<size_t>(t)]) asked.push_back(t);
+  std::vector<Pending> p(asked.size());
+  for (size_t i = 0; i < asked.size(); ++i) {
+    p[i].target = asked[i];
     p[i].ack = Ack{};
     const int tag = take_tag(w);
-    if (int e = xmsg_irecv(&p[i].ack, sizeof(Ack), XMSG_BYTE, targets[i], tag, w->xcomm, &p[i].req))
+    if (int e = xmsg_irecv(&p[i].ack, sizeof(Ack), XMSG_BYTE, asked[i], tag, w->xcomm, &p[i].req))
       return reraise(w, e, func);
     Hdr h{};
     h.kind = kind;
     h.reply_tag = tag;
-    Target t{targets[i], 0, 0, nullptr};
+    Target t{asked[i], 0, 0, nullptr};
     char* data = nullptr;
     int64_t total = 0;
     auto buf = build(h, t, 0, &data, &total);
-    if (int e = post(w, targets[i], std::move(buf), total, func)) return e;
+    if (int e = post(w, asked[i], std::move(buf), total, func)) return e;
   }
   spin_until([&] {
     bool all = true;
@@ -158,7 +167,7 @@ int sync_targets(Window* w, const std::vector<int>& targets, int32_t kind, const
   });
   for (int t : targets) {
     complete_local(w, t);
-    w->dirty[static_cast<size_t>(t)] = 0;
+    w->dirty[static_cast<size_t>(t)] = w->needs_ack[static_cast<size_t>(t)] = 0;
   }
   for (int t : targets)
     if (int e = remote_failure(w, t, func)) return e;

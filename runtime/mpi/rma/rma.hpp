@@ -227,6 +227,12 @@ struct Window {
   std::vector<Outgoing> sends;
   std::vector<std::shared_ptr<GetOp>> gets;
   std::vector<char> dirty;  // per target: operations since its last flush
+  // Per target: operations since its last flush that only the flush's answer shows complete
+  // (puts, accumulates). A fetching operation (get, get_accumulate, fetch_and_op,
+  // compare_and_swap) served by the target's messages is complete when its result is here,
+  // and cannot fail there on a window whose size the origin checked: a flush after only those
+  // needs no round trip (over tcp, MPI_Fetch_and_op + MPI_Win_flush took two).
+  std::vector<char> needs_ack;
   int next_tag = kFirstReplyTag;
   bool fence_open = false;
   bool started = false;
@@ -343,7 +349,8 @@ int take_tag(Window* w);
 // A request message: header, the target datatype's blocks and room for `payload` bytes at *data_at.
 std::unique_ptr<char[]> build(const Hdr& h0, const Target& t, int64_t payload, char** data_at, int64_t* total);
 // Sends a request to `target` and marks it as needing a flush.
-int post(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total, const char* func);
+// `answered`: a fetching operation, whose result comes back (Window::needs_ack).
+int post(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total, const char* func, bool answered = false);
 // A receive for data coming back into (buf, count, type); posted before the request goes out.
 int expect(Window* w, int target, int tag, void* buf, int64_t count, const Type* type, int64_t bytes,
            std::shared_ptr<GetOp>* out, const char* func);

@@ -51,7 +51,7 @@ int acquire(Window* w, int rank, int lock_type, const char* func) {
   int64_t total = 0;
   auto buf = build(h, t, 0, &data, &total);
   if (int e = post(w, rank, std::move(buf), total, func)) return e;
-  w->dirty[static_cast<size_t>(rank)] = 0;
+  w->dirty[static_cast<size_t>(rank)] = w->needs_ack[static_cast<size_t>(rank)] = 0;
   spin_until([&] {
     int flag = 0;
     xmsg_status_t st{};
@@ -165,7 +165,7 @@ int PMPI_Win_complete(MPI_Win win) {
       int64_t total = 0;
       auto buf = build(h, tg, 0, &data, &total);
       if ((e = post(w, t, std::move(buf), total, func))) break;
-      w->dirty[static_cast<size_t>(t)] = 0;
+      w->dirty[static_cast<size_t>(t)] = w->needs_ack[static_cast<size_t>(t)] = 0;
     }
   }
   complete_local(w, -1);
