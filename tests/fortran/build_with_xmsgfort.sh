@@ -13,7 +13,7 @@ XMSG_FC=/bin/echo "$fort" probe.f90 | grep -q "probe.f90" || { echo "XMSG_FC doe
 # Exact comparisons are intended: every value checked is exactly representable.
 fortc() { "$fort" -O1 -g -Wall -Wextra -Werror -Wno-compare-reals -fimplicit-none "$@"; }
 cd "$out"
-for p in p2p coll types rma io fatal; do
+for p in p2p coll types rma io callbacks fatal; do
   fortc -std=f2018 "$src/$p.f90" -o "fortran_$p"
 done
 # mpi_f08 exists when the build found python3 (runtime/mpi/fortran/CMakeLists.txt).
