@@ -120,37 +120,36 @@ extern "C" void mpi_dup_fn_(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint* in, MPI_F
 extern "C" void mpi_null_delete_fn_(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint* ierr) { *ierr = MPI_SUCCESS; }
 
 // ---- keyvals ---------------------------------------------------------------------------------
-XMSG_FORTRAN(void, comm_create_keyval,
-             (FortranCopy * copy_fn, FortranDelete* delete_fn, MPI_Fint* keyval, const MPI_Aint* extra_state,
-              MPI_Fint* ierr)) {
-  FortranKeyval* k = keep({copy_fn, delete_fn, nullptr, nullptr, *extra_state});
-  *ierr = MPI_Comm_create_keyval(copy_trampoline<MPI_Comm>, delete_trampoline<MPI_Comm>, keyval, k);
+namespace {
+
+// A C keyval (made by `create`, C's MPI_X_create_keyval for handle kind Handle) whose callbacks
+// are the trampolines, its extra state the record of the Fortran procedures.
+template <class Handle, class Create>
+MPI_Fint create_keyval(Create create, FortranKeyval record, MPI_Fint* keyval) {
+  return create(copy_trampoline<Handle>, delete_trampoline<Handle>, keyval, keep(record));
 }
-XMSG_FORTRAN(void, comm_free_keyval, (MPI_Fint* keyval, MPI_Fint* ierr)) { *ierr = MPI_Comm_free_keyval(keyval); }
+
+}  // namespace
+
+#define XMSG_FORTRAN_KEYVAL(kind, Handle, Kind)                                                          \
+  XMSG_FORTRAN(void, kind##_create_keyval,                                                               \
+               (FortranCopy * copy_fn, FortranDelete * delete_fn, MPI_Fint * keyval, const MPI_Aint* extra_state, \
+                MPI_Fint* ierr)) {                                                                       \
+    *ierr = create_keyval<Handle>(MPI_##Kind##_create_keyval, {copy_fn, delete_fn, nullptr, nullptr, *extra_state}, \
+                                  keyval);                                                               \
+  }                                                                                                      \
+  XMSG_FORTRAN(void, kind##_free_keyval, (MPI_Fint * keyval, MPI_Fint * ierr)) { *ierr = MPI_##Kind##_free_keyval(keyval); }
+XMSG_FORTRAN_KEYVAL(comm, MPI_Comm, Comm)
+XMSG_FORTRAN_KEYVAL(type, MPI_Datatype, Type)
+XMSG_FORTRAN_KEYVAL(win, MPI_Win, Win)
+#undef XMSG_FORTRAN_KEYVAL
 
 XMSG_FORTRAN(void, keyval_create,
              (FortranCopy1 * copy_fn, FortranDelete1* delete_fn, MPI_Fint* keyval, const MPI_Fint* extra_state,
               MPI_Fint* ierr)) {
-  FortranKeyval* k = keep({nullptr, nullptr, copy_fn, delete_fn, *extra_state});
-  *ierr = MPI_Comm_create_keyval(copy_trampoline<MPI_Comm>, delete_trampoline<MPI_Comm>, keyval, k);
+  *ierr = create_keyval<MPI_Comm>(MPI_Comm_create_keyval, {nullptr, nullptr, copy_fn, delete_fn, *extra_state}, keyval);
 }
 XMSG_FORTRAN(void, keyval_free, (MPI_Fint* keyval, MPI_Fint* ierr)) { *ierr = MPI_Comm_free_keyval(keyval); }
-
-XMSG_FORTRAN(void, type_create_keyval,
-             (FortranCopy * copy_fn, FortranDelete* delete_fn, MPI_Fint* keyval, const MPI_Aint* extra_state,
-              MPI_Fint* ierr)) {
-  FortranKeyval* k = keep({copy_fn, delete_fn, nullptr, nullptr, *extra_state});
-  *ierr = MPI_Type_create_keyval(copy_trampoline<MPI_Datatype>, delete_trampoline<MPI_Datatype>, keyval, k);
-}
-XMSG_FORTRAN(void, type_free_keyval, (MPI_Fint* keyval, MPI_Fint* ierr)) { *ierr = MPI_Type_free_keyval(keyval); }
-
-XMSG_FORTRAN(void, win_create_keyval,
-             (FortranCopy * copy_fn, FortranDelete* delete_fn, MPI_Fint* keyval, const MPI_Aint* extra_state,
-              MPI_Fint* ierr)) {
-  FortranKeyval* k = keep({copy_fn, delete_fn, nullptr, nullptr, *extra_state});
-  *ierr = MPI_Win_create_keyval(copy_trampoline<MPI_Win>, delete_trampoline<MPI_Win>, keyval, k);
-}
-XMSG_FORTRAN(void, win_free_keyval, (MPI_Fint* keyval, MPI_Fint* ierr)) { *ierr = MPI_Win_free_keyval(keyval); }
 
 // ---- attributes on datatypes, and MPI-1's on communicators ----------------------------------
 XMSG_FORTRAN(void, type_set_attr,
