@@ -23,7 +23,7 @@ program fortran_rma
   use rma_memory
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
-  integer :: rank, size, ierr, nfail, right, left, i, win, win2, win3, win4, win5
+  integer :: rank, size, ierr, nfail, right, left, i, win, win2, win3, win4, win5, win6
   integer :: got, old, winners, winner_rank, res, one, minus_one, name_len, node, nrank, nsize
   integer :: req, reqs(2), group, world_group, strided, flavor_ok
   integer(kind=MPI_ADDRESS_KIND) :: bytes, disp, baseptr, attr, qsize, addr
@@ -33,7 +33,7 @@ program fortran_rma
   integer, pointer :: counter(:), shared_mine(:), shared_right(:)
   double precision :: dsrc(3)
   character(len=MPI_MAX_OBJECT_NAME) :: name
-  type(c_ptr) :: cp
+  type(c_ptr) :: cp, cbase
   integer :: sizeof_int
 
   nfail = 0
@@ -234,6 +234,33 @@ program fortran_rma
   if (flag .and. attr == MPI_WIN_FLAVOR_SHARED) flavor_ok = 1
   call check(flavor_ok == 1, 'shared flavor')
   call MPI_Win_free(win4, ierr)
+
+  ! ---- the same with TYPE(C_PTR) bases (use mpi's overloads): each rank stores into its own
+  ! allocated memory and gets its right neighbour's; on the node, loads from the neighbour's
+  ! shared memory found by MPI_Win_shared_query
+  bytes = 2 * sizeof_int
+  call MPI_Win_allocate(bytes, sizeof_int, MPI_INFO_NULL, MPI_COMM_WORLD, cbase, win6, ierr)
+  call c_f_pointer(cbase, counter, (/ 2 /))
+  counter = (/ rank + 10, rank + 20 /)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win6, ierr)
+  disp = 1
+  call MPI_Get(got, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, win6, ierr)
+  call MPI_Win_unlock(right, win6, ierr)
+  call check(ierr == MPI_SUCCESS .and. got == right + 20, 'MPI_Win_allocate with a TYPE(C_PTR) base')
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Win_free(win6, ierr)
+  bytes = 4 * sizeof_int
+  call MPI_Win_allocate_shared(bytes, sizeof_int, MPI_INFO_NULL, node, cbase, win6, ierr)
+  call c_f_pointer(cbase, shared_mine, (/ 4 /))
+  shared_mine = (/ (nrank * 1000 + i, i = 1, 4) /)
+  call MPI_Win_fence(0, win6, ierr)
+  call MPI_Win_shared_query(win6, mod(nrank + 1, nsize), qsize, qunit, cbase, ierr)
+  call c_f_pointer(cbase, shared_right, (/ 4 /))
+  call check(qsize == bytes .and. all(shared_right == (/ (mod(nrank + 1, nsize) * 1000 + i, i = 1, 4) /)), &
+             'MPI_Win_allocate_shared and MPI_Win_shared_query with TYPE(C_PTR) bases')
+  call MPI_Win_fence(0, win6, ierr)
+  call MPI_Win_free(win6, ierr)
   call MPI_Comm_free(node, ierr)
 
   ! ---- a dynamic window: rank 0 attaches dyn, the others put into it at its address

@@ -640,4 +640,58 @@ module mpi
       integer(kind=MPI_ADDRESS_KIND) :: target_disp
     end subroutine MPI_COMPARE_AND_SWAP
   end interface
+
+  ! BASEPTR of MPI_WIN_ALLOCATE(_SHARED) and MPI_WIN_SHARED_QUERY: an address integer, or (MPI-3's
+  ! overload) TYPE(C_PTR). Either is one 8-byte address passed by reference, so the C_PTR forms'
+  ! entry points (mpi_win_allocate_cptr_ ..., as MPICH names them) are the same code.
+  interface MPI_WIN_ALLOCATE
+    subroutine MPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      integer(kind=MPI_ADDRESS_KIND) :: size, baseptr
+      integer :: disp_unit, info, comm, win, ierror
+    end subroutine MPI_WIN_ALLOCATE
+    subroutine MPI_WIN_ALLOCATE_CPTR(size, disp_unit, info, comm, baseptr, win, ierror)
+      use, intrinsic :: iso_c_binding, only: c_ptr
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: disp_unit, info, comm, win, ierror
+      type(c_ptr) :: baseptr
+    end subroutine MPI_WIN_ALLOCATE_CPTR
+  end interface
+
+  interface MPI_WIN_ALLOCATE_SHARED
+    subroutine MPI_WIN_ALLOCATE_SHARED(size, disp_unit, info, comm, baseptr, win, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      integer(kind=MPI_ADDRESS_KIND) :: size, baseptr
+      integer :: disp_unit, info, comm, win, ierror
+    end subroutine MPI_WIN_ALLOCATE_SHARED
+    subroutine MPI_WIN_ALLOCATE_SHARED_CPTR(size, disp_unit, info, comm, baseptr, win, ierror)
+      use, intrinsic :: iso_c_binding, only: c_ptr
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer :: disp_unit, info, comm, win, ierror
+      type(c_ptr) :: baseptr
+    end subroutine MPI_WIN_ALLOCATE_SHARED_CPTR
+  end interface
+
+  interface MPI_WIN_SHARED_QUERY
+    subroutine MPI_WIN_SHARED_QUERY(win, rank, size, disp_unit, baseptr, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      integer :: win, rank, disp_unit, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: size, baseptr
+    end subroutine MPI_WIN_SHARED_QUERY
+    subroutine MPI_WIN_SHARED_QUERY_CPTR(win, rank, size, disp_unit, baseptr, ierror)
+      use, intrinsic :: iso_c_binding, only: c_ptr
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      integer :: win, rank, disp_unit, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      type(c_ptr) :: baseptr
+    end subroutine MPI_WIN_SHARED_QUERY_CPTR
+  end interface
 end module mpi

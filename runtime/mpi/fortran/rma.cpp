@@ -51,6 +51,15 @@ XMSG_FORTRAN(void, win_shared_query,
   *disp_unit = unit;
   *baseptr = reinterpret_cast<MPI_Aint>(base);
 }
+// `use mpi`'s TYPE(C_PTR) forms of the three (mpi.f90): the same arguments at the ABI level.
+#define XMSG_FORTRAN_CPTR_FORM(name)                                                                     \
+  extern "C" __typeof__(pmpi_##name##_) pmpi_##name##_cptr_ __attribute__((alias("pmpi_" #name "_"))); \
+  extern "C" __typeof__(pmpi_##name##_) mpi_##name##_cptr_ __attribute__((weak, alias("pmpi_" #name "_")));
+XMSG_FORTRAN_CPTR_FORM(win_allocate)
+XMSG_FORTRAN_CPTR_FORM(win_allocate_shared)
+XMSG_FORTRAN_CPTR_FORM(win_shared_query)
+#undef XMSG_FORTRAN_CPTR_FORM
+
 XMSG_FORTRAN(void, win_create_dynamic, (const MPI_Fint* info, const MPI_Fint* comm, MPI_Fint* win, MPI_Fint* ierr)) {
   MPI_Win w = MPI_WIN_NULL;
   *ierr = MPI_Win_create_dynamic(*info, *comm, &w);
