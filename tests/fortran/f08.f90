@@ -4,8 +4,9 @@
 ! statuses, iprobe, test, get_count, sendrecv), collectives (bcast, allreduce in place, reduce,
 ! alltoall, gatherv, scan, iallreduce), a user-defined op taking TYPE(C_PTR) operands, a derived
 ! datatype, comm_split/free, a Cartesian communicator with LOGICAL periods, MPI_Win_allocate
-! with a TYPE(C_PTR) base, put under fences, fetch_and_op under a lock. Every value is compared
-! with what it must be. Prints "fortran_f08: OK on N ranks" only when every check passed.
+! with a TYPE(C_PTR) base, put under fences, fetch_and_op under a lock; persistent requests,
+! matched probe, waitsome, info, igatherv, iscan, an indexed type, PSCW on a dynamic window.
+! Every value is compared with what it must be. Prints "fortran_f08: OK on N ranks" only when every check passed.
 module f08_ops
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
@@ -47,6 +48,13 @@ program fortran_f08
   character(len=MPI_MAX_OBJECT_NAME) :: name
   double precision :: t0, t1, tick
   integer :: dims(1), src, dst
+  type(MPI_Request) :: preqs(2)
+  integer, asynchronous :: pgot, pvalue
+  type(MPI_Message) :: message
+  type(MPI_Info) :: info
+  type(MPI_Group) :: wgroup, rootgroup, othersgroup
+  integer :: indices(2)
+  character(len=MPI_MAX_INFO_VAL) :: infoval
 
   nfail = 0
   call MPI_Init_thread(MPI_THREAD_FUNNELED, provided)
@@ -181,6 +189,91 @@ program fortran_f08
   call check(k == size * (size - 1) / 2, 'fetch_and_op old values')
   call MPI_Win_free(win)
   call check(win == MPI_WIN_NULL, 'win_free')
+
+  ! Persistent requests: a ring send and receive started twice. Their buffers are ASYNCHRONOUS
+  ! (MPI-3.1 17.1.17): MPI reads and writes them during MPI_Startall / MPI_Waitall, which do
+  ! not name them, so without it the compiler may keep them in registers across those calls.
+  call MPI_Recv_init(pgot, 1, MPI_INTEGER, left, 21, MPI_COMM_WORLD, preqs(1))
+  call MPI_Send_init(pvalue, 1, MPI_INTEGER, right, 21, MPI_COMM_WORLD, preqs(2))
+  do k = 1, 2
+    pvalue = rank * 10 + k
+    pgot = -1
+    call MPI_Startall(2, preqs)
+    call MPI_Waitall(2, preqs, MPI_STATUSES_IGNORE)
+    call check(pgot == left * 10 + k, 'persistent send/recv, started twice')
+  end do
+  call MPI_Request_free(preqs(1))
+  call MPI_Request_free(preqs(2))
+  call check(preqs(1) == MPI_REQUEST_NULL, 'request_free of a persistent request')
+
+  ! Matched probe: the message probed is the one received.
+  call MPI_Send(rank + 500, 1, MPI_INTEGER, right, 22, MPI_COMM_WORLD)
+  call MPI_Mprobe(left, 22, MPI_COMM_WORLD, message, status)
+  call MPI_Get_elements(status, MPI_INTEGER, count)
+  call MPI_Mrecv(got, 1, MPI_INTEGER, message, status)
+  call check(count == 1 .and. got == left + 500 .and. message == MPI_MESSAGE_NULL .and. &
+             status%MPI_SOURCE == left, 'mprobe / mrecv')
+
+  ! Waitsome over a ring exchange; info set/get/delete.
+  call MPI_Irecv(got, 1, MPI_INTEGER, left, 23, MPI_COMM_WORLD, reqs(1))
+  call MPI_Isend(rank, 1, MPI_INTEGER, right, 23, MPI_COMM_WORLD, reqs(2))
+  flag_count = 0
+  do while (flag_count < 2)
+    call MPI_Waitsome(2, reqs, count, indices, statuses)
+    flag_count = flag_count + count
+  end do
+  call check(got == left .and. all(reqs == MPI_REQUEST_NULL), 'waitsome')
+  call MPI_Info_create(info)
+  call MPI_Info_set(info, 'xmsg_key', 'f08 value')
+  call MPI_Info_get(info, 'xmsg_key', MPI_MAX_INFO_VAL, infoval, flag)
+  call MPI_Info_get_nkeys(info, k)
+  call check(flag .and. infoval == 'f08 value' .and. k == 1, 'info set/get')
+  call MPI_Info_delete(info, 'xmsg_key')
+  call MPI_Info_get(info, 'xmsg_key', MPI_MAX_INFO_VAL, infoval, flag)
+  call check(.not. flag, 'info delete')
+  call MPI_Info_free(info)
+
+  ! Non-blocking gatherv and scan; an indexed type's true extent.
+  counts = 1
+  displs = (/ (i - 1, i = 1, size) /)
+  recvv = -1
+  call MPI_Igatherv(rank * 3, 1, MPI_INTEGER, recvv, counts, displs, MPI_INTEGER, 0, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  if (rank == 0) call check(all(recvv(1:size) == (/ (3 * (i - 1), i = 1, size) /)), 'igatherv')
+  call MPI_Iscan(1, got, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  call check(got == rank + 1, 'iscan')
+  call MPI_Type_indexed(2, (/ 1, 2 /), (/ 1, 5 /), MPI_INTEGER, stride2)
+  call MPI_Type_get_true_extent(stride2, disp, bytes)
+  call check(disp == 4 .and. bytes == 24, 'indexed true extent')
+  call MPI_Type_free(stride2)
+
+  ! PSCW on a dynamic window: everyone puts its rank into rank 0's attached cell.
+  call MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, win)
+  ivec = 0
+  if (rank == 0) then
+    bytes = 4 * size
+    call MPI_Win_attach(win, ivec, bytes)
+  end if
+  call MPI_Get_address(ivec, disp)
+  call MPI_Bcast(disp, 1, MPI_AINT, 0, MPI_COMM_WORLD)
+  call MPI_Win_get_group(win, wgroup)
+  call MPI_Group_incl(wgroup, 1, (/ 0 /), rootgroup)
+  call MPI_Group_excl(wgroup, 1, (/ 0 /), othersgroup)
+  if (rank == 0) then
+    if (size > 1) call MPI_Win_post(othersgroup, 0, win)
+    if (size > 1) call MPI_Win_wait(win)
+    call check(sum(ivec) == size * (size - 1) / 2, 'PSCW accumulates into an attached array')
+    call MPI_Win_detach(win, ivec)
+  else
+    call MPI_Win_start(rootgroup, 0, win)
+    call MPI_Accumulate(rank, 1, MPI_INTEGER, 0, disp, 1, MPI_INTEGER, MPI_SUM, win)
+    call MPI_Win_complete(win)
+  end if
+  call MPI_Group_free(rootgroup)
+  call MPI_Group_free(othersgroup)
+  call MPI_Group_free(wgroup)
+  call MPI_Win_free(win)
 
   t1 = MPI_Wtime()
   tick = MPI_Wtick()

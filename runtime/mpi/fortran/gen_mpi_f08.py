@@ -60,6 +60,25 @@ ROUTINES = [
     ("MPI_Group_translate_ranks", [("group1", "h:MPI_Group"), ("n", "i"), ("ranks1", "iv"),
                                    ("group2", "h:MPI_Group"), ("ranks2", "ivo")]),
     ("MPI_Group_free", [("group", "hio:MPI_Group")]),
+    ("MPI_Group_excl", [("group", "h:MPI_Group"), ("n", "i"), ("ranks", "iv"), ("newgroup", "ho:MPI_Group")]),
+    ("MPI_Group_union", [("group1", "h:MPI_Group"), ("group2", "h:MPI_Group"), ("newgroup", "ho:MPI_Group")]),
+    ("MPI_Group_intersection", [("group1", "h:MPI_Group"), ("group2", "h:MPI_Group"), ("newgroup", "ho:MPI_Group")]),
+    ("MPI_Group_difference", [("group1", "h:MPI_Group"), ("group2", "h:MPI_Group"), ("newgroup", "ho:MPI_Group")]),
+    ("MPI_Group_compare", [("group1", "h:MPI_Group"), ("group2", "h:MPI_Group"), ("result", "io")]),
+    ("MPI_Comm_idup", [("comm", "h:MPI_Comm"), ("newcomm", "ho:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Comm_test_inter", [("comm", "h:MPI_Comm"), ("flag", "lo")]),
+    ("MPI_Comm_remote_size", [("comm", "h:MPI_Comm"), ("size", "io")]),
+    ("MPI_Comm_set_attr", [("comm", "h:MPI_Comm"), ("comm_keyval", "i"), ("attribute_val", "a")]),
+    ("MPI_Comm_delete_attr", [("comm", "h:MPI_Comm"), ("comm_keyval", "i")]),
+    ("MPI_Cart_rank", [("comm", "h:MPI_Comm"), ("coords", "iv"), ("rank", "io")]),
+    ("MPI_Cartdim_get", [("comm", "h:MPI_Comm"), ("ndims", "io")]),
+    ("MPI_Info_create", [("info", "ho:MPI_Info")]),
+    ("MPI_Info_free", [("info", "hio:MPI_Info")]),
+    ("MPI_Info_set", [("info", "h:MPI_Info"), ("key", "si"), ("value", "si")]),
+    ("MPI_Info_get", [("info", "h:MPI_Info"), ("key", "si"), ("valuelen", "i"), ("value", "so"), ("flag", "lo")]),
+    ("MPI_Info_delete", [("info", "h:MPI_Info"), ("key", "si")]),
+    ("MPI_Info_get_nkeys", [("info", "h:MPI_Info"), ("nkeys", "io")]),
+    ("MPI_Errhandler_free", [("errhandler", "hio:MPI_Errhandler")]),
     ("MPI_Cart_create", [("comm_old", "h:MPI_Comm"), ("ndims", "i"), ("dims", "iv"), ("periods", "lv"),
                          ("reorder", "l"), ("comm_cart", "ho:MPI_Comm")]),
     ("MPI_Cart_coords", [("comm", "h:MPI_Comm"), ("rank", "i"), ("maxdims", "i"), ("coords", "ivo")]),
@@ -71,12 +90,21 @@ ROUTINES = [
                   ("comm", "h:MPI_Comm")]),
     ("MPI_Ssend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"),
                    ("comm", "h:MPI_Comm")]),
+    ("MPI_Bsend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Rsend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Send_init", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Ssend_init", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Recv_init", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("source", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Start", [("request", "hio:MPI_Request")]),
+    ("MPI_Startall", [("count", "i"), ("array_of_requests", "hvio:MPI_Request")]),
     ("MPI_Recv", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("source", "i"), ("tag", "i"),
                   ("comm", "h:MPI_Comm"), ("status", "st")]),
     ("MPI_Isend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"),
                    ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
     ("MPI_Issend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"),
                     ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Ibsend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Irsend", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("dest", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
     ("MPI_Irecv", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("source", "i"), ("tag", "i"),
                    ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
     ("MPI_Sendrecv", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("dest", "i"),
@@ -87,7 +115,14 @@ ROUTINES = [
                               ("status", "st")]),
     ("MPI_Probe", [("source", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("status", "st")]),
     ("MPI_Iprobe", [("source", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("flag", "lo"), ("status", "st")]),
+    ("MPI_Mprobe", [("source", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("message", "ho:MPI_Message"),
+                    ("status", "st")]),
+    ("MPI_Improbe", [("source", "i"), ("tag", "i"), ("comm", "h:MPI_Comm"), ("flag", "lo"),
+                     ("message", "ho:MPI_Message"), ("status", "st")]),
+    ("MPI_Mrecv", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("message", "hio:MPI_Message"), ("status", "st")]),
+    ("MPI_Imrecv", [("buf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"), ("message", "hio:MPI_Message"), ("request", "ho:MPI_Request")]),
     ("MPI_Get_count", [("status", "sti"), ("datatype", "h:MPI_Datatype"), ("count", "io")]),
+    ("MPI_Get_elements", [("status", "sti"), ("datatype", "h:MPI_Datatype"), ("count", "io")]),
     ("MPI_Wait", [("request", "hio:MPI_Request"), ("status", "st")]),
     ("MPI_Test", [("request", "hio:MPI_Request"), ("flag", "lo"), ("status", "st")]),
     ("MPI_Waitall", [("count", "i"), ("array_of_requests", "hvio:MPI_Request"), ("array_of_statuses", "stv")]),
@@ -95,6 +130,13 @@ ROUTINES = [
                      ("status", "st")]),
     ("MPI_Testall", [("count", "i"), ("array_of_requests", "hvio:MPI_Request"), ("flag", "lo"),
                      ("array_of_statuses", "stv")]),
+    ("MPI_Testany", [("count", "i"), ("array_of_requests", "hvio:MPI_Request"), ("index", "io"), ("flag", "lo"),
+                     ("status", "st")]),
+    ("MPI_Waitsome", [("incount", "i"), ("array_of_requests", "hvio:MPI_Request"), ("outcount", "io"),
+                      ("array_of_indices", "ivo"), ("array_of_statuses", "stv")]),
+    ("MPI_Testsome", [("incount", "i"), ("array_of_requests", "hvio:MPI_Request"), ("outcount", "io"),
+                      ("array_of_indices", "ivo"), ("array_of_statuses", "stv")]),
+    ("MPI_Request_get_status", [("request", "h:MPI_Request"), ("flag", "lo"), ("status", "st")]),
     ("MPI_Request_free", [("request", "hio:MPI_Request")]),
     ("MPI_Cancel", [("request", "h:MPI_Request")]),
     # collectives
@@ -122,6 +164,18 @@ ROUTINES = [
     ("MPI_Scatterv", [("sendbuf", "b"), ("sendcounts", "iv"), ("displs", "iv"), ("sendtype", "h:MPI_Datatype"),
                       ("recvbuf", "b"), ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("root", "i"),
                       ("comm", "h:MPI_Comm")]),
+    ("MPI_Igather", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                     ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("root", "i"), ("comm", "h:MPI_Comm"),
+                     ("request", "ho:MPI_Request")]),
+    ("MPI_Igatherv", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                      ("recvcounts", "iv"), ("displs", "iv"), ("recvtype", "h:MPI_Datatype"), ("root", "i"),
+                      ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Iscatter", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                      ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("root", "i"), ("comm", "h:MPI_Comm"),
+                      ("request", "ho:MPI_Request")]),
+    ("MPI_Iscatterv", [("sendbuf", "b"), ("sendcounts", "iv"), ("displs", "iv"), ("sendtype", "h:MPI_Datatype"),
+                       ("recvbuf", "b"), ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("root", "i"),
+                       ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
     ("MPI_Allgather", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
                        ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("comm", "h:MPI_Comm")]),
     ("MPI_Iallgather", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
@@ -130,6 +184,9 @@ ROUTINES = [
     ("MPI_Allgatherv", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
                         ("recvcounts", "iv"), ("displs", "iv"), ("recvtype", "h:MPI_Datatype"),
                         ("comm", "h:MPI_Comm")]),
+    ("MPI_Iallgatherv", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
+                         ("recvcounts", "iv"), ("displs", "iv"), ("recvtype", "h:MPI_Datatype"),
+                         ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
     ("MPI_Alltoall", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
                       ("recvcount", "i"), ("recvtype", "h:MPI_Datatype"), ("comm", "h:MPI_Comm")]),
     ("MPI_Ialltoall", [("sendbuf", "b"), ("sendcount", "i"), ("sendtype", "h:MPI_Datatype"), ("recvbuf", "b"),
@@ -138,18 +195,40 @@ ROUTINES = [
     ("MPI_Alltoallv", [("sendbuf", "b"), ("sendcounts", "iv"), ("sdispls", "iv"), ("sendtype", "h:MPI_Datatype"),
                        ("recvbuf", "b"), ("recvcounts", "iv"), ("rdispls", "iv"), ("recvtype", "h:MPI_Datatype"),
                        ("comm", "h:MPI_Comm")]),
+    ("MPI_Ialltoallv", [("sendbuf", "b"), ("sendcounts", "iv"), ("sdispls", "iv"), ("sendtype", "h:MPI_Datatype"),
+                        ("recvbuf", "b"), ("recvcounts", "iv"), ("rdispls", "iv"), ("recvtype", "h:MPI_Datatype"),
+                        ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Reduce_scatter", [("sendbuf", "b"), ("recvbuf", "b"), ("recvcounts", "iv"), ("datatype", "h:MPI_Datatype"),
+                            ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Ireduce_scatter_block", [("sendbuf", "b"), ("recvbuf", "b"), ("recvcount", "i"),
+                                   ("datatype", "h:MPI_Datatype"), ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm"),
+                                   ("request", "ho:MPI_Request")]),
+    ("MPI_Reduce_local", [("inbuf", "b"), ("inoutbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
+                          ("op", "h:MPI_Op")]),
     ("MPI_Reduce_scatter_block", [("sendbuf", "b"), ("recvbuf", "b"), ("recvcount", "i"),
                                   ("datatype", "h:MPI_Datatype"), ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm")]),
     ("MPI_Scan", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
                   ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm")]),
     ("MPI_Exscan", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
                     ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Iscan", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
+                   ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Iexscan", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
+                     ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
     ("MPI_Op_create", [("user_fn", "fn"), ("commute", "l"), ("op", "ho:MPI_Op")]),
     ("MPI_Op_free", [("op", "hio:MPI_Op")]),
+    ("MPI_Op_commutative", [("op", "h:MPI_Op"), ("commute", "lo")]),
     # datatypes
     ("MPI_Type_contiguous", [("count", "i"), ("oldtype", "h:MPI_Datatype"), ("newtype", "ho:MPI_Datatype")]),
     ("MPI_Type_vector", [("count", "i"), ("blocklength", "i"), ("stride", "i"), ("oldtype", "h:MPI_Datatype"),
                          ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_create_hvector", [("count", "i"), ("blocklength", "i"), ("stride", "a"),
+                                 ("oldtype", "h:MPI_Datatype"), ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_indexed", [("count", "i"), ("array_of_blocklengths", "iv"), ("array_of_displacements", "iv"),
+                          ("oldtype", "h:MPI_Datatype"), ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_create_indexed_block", [("count", "i"), ("blocklength", "i"), ("array_of_displacements", "iv"),
+                                       ("oldtype", "h:MPI_Datatype"), ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_dup", [("oldtype", "h:MPI_Datatype"), ("newtype", "ho:MPI_Datatype")]),
     ("MPI_Type_create_subarray", [("ndims", "i"), ("array_of_sizes", "iv"), ("array_of_subsizes", "iv"),
                                   ("array_of_starts", "iv"), ("order", "i"), ("oldtype", "h:MPI_Datatype"),
                                   ("newtype", "ho:MPI_Datatype")]),
@@ -159,6 +238,10 @@ ROUTINES = [
     ("MPI_Type_free", [("datatype", "hio:MPI_Datatype")]),
     ("MPI_Type_size", [("datatype", "h:MPI_Datatype"), ("size", "io")]),
     ("MPI_Type_get_extent", [("datatype", "h:MPI_Datatype"), ("lb", "ao"), ("extent", "ao")]),
+    ("MPI_Type_get_true_extent", [("datatype", "h:MPI_Datatype"), ("true_lb", "ao"), ("true_extent", "ao")]),
+    ("MPI_Type_set_name", [("datatype", "h:MPI_Datatype"), ("type_name", "si")]),
+    ("MPI_Type_get_name", [("datatype", "h:MPI_Datatype"), ("type_name", "so"), ("resultlen", "io")]),
+    ("MPI_Pack_size", [("incount", "i"), ("datatype", "h:MPI_Datatype"), ("comm", "h:MPI_Comm"), ("size", "io")]),
     ("MPI_Get_address", [("location", "b"), ("address", "ao")]),
     # one-sided
     ("MPI_Win_create", [("base", "b"), ("size", "a"), ("disp_unit", "i"), ("info", "h:MPI_Info"),
@@ -170,6 +253,18 @@ ROUTINES = [
     ("MPI_Win_shared_query", [("win", "h:MPI_Win"), ("rank", "i"), ("size", "ao"), ("disp_unit", "io"),
                               ("baseptr", "cpo")]),
     ("MPI_Win_free", [("win", "hio:MPI_Win")]),
+    ("MPI_Win_create_dynamic", [("info", "h:MPI_Info"), ("comm", "h:MPI_Comm"), ("win", "ho:MPI_Win")]),
+    ("MPI_Win_attach", [("win", "h:MPI_Win"), ("base", "b"), ("size", "a")]),
+    ("MPI_Win_detach", [("win", "h:MPI_Win"), ("base", "b")]),
+    ("MPI_Win_get_group", [("win", "h:MPI_Win"), ("group", "ho:MPI_Group")]),
+    ("MPI_Win_set_name", [("win", "h:MPI_Win"), ("win_name", "si")]),
+    ("MPI_Win_get_name", [("win", "h:MPI_Win"), ("win_name", "so"), ("resultlen", "io")]),
+    ("MPI_Win_set_errhandler", [("win", "h:MPI_Win"), ("errhandler", "h:MPI_Errhandler")]),
+    ("MPI_Win_post", [("group", "h:MPI_Group"), ("assert", "i"), ("win", "h:MPI_Win")]),
+    ("MPI_Win_start", [("group", "h:MPI_Group"), ("assert", "i"), ("win", "h:MPI_Win")]),
+    ("MPI_Win_complete", [("win", "h:MPI_Win")]),
+    ("MPI_Win_wait", [("win", "h:MPI_Win")]),
+    ("MPI_Win_test", [("win", "h:MPI_Win"), ("flag", "lo")]),
     ("MPI_Win_fence", [("assert", "i"), ("win", "h:MPI_Win")]),
     ("MPI_Win_lock", [("lock_type", "i"), ("rank", "i"), ("assert", "i"), ("win", "h:MPI_Win")]),
     ("MPI_Win_unlock", [("rank", "i"), ("win", "h:MPI_Win")]),
@@ -177,6 +272,8 @@ ROUTINES = [
     ("MPI_Win_unlock_all", [("win", "h:MPI_Win")]),
     ("MPI_Win_flush", [("rank", "i"), ("win", "h:MPI_Win")]),
     ("MPI_Win_flush_all", [("win", "h:MPI_Win")]),
+    ("MPI_Win_flush_local", [("rank", "i"), ("win", "h:MPI_Win")]),
+    ("MPI_Win_flush_local_all", [("win", "h:MPI_Win")]),
     ("MPI_Win_sync", [("win", "h:MPI_Win")]),
     ("MPI_Put", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
                  ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"),
@@ -187,6 +284,13 @@ ROUTINES = [
     ("MPI_Accumulate", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
                         ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"),
                         ("target_datatype", "h:MPI_Datatype"), ("op", "h:MPI_Op"), ("win", "h:MPI_Win")]),
+    ("MPI_Get_accumulate", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
+                            ("result_addr", "b"), ("result_count", "i"), ("result_datatype", "h:MPI_Datatype"),
+                            ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"), ("target_datatype", "h:MPI_Datatype"), ("op", "h:MPI_Op"), ("win", "h:MPI_Win")]),
+    ("MPI_Rput", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
+                  ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"), ("target_datatype", "h:MPI_Datatype"), ("win", "h:MPI_Win"), ("request", "ho:MPI_Request")]),
+    ("MPI_Rget", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
+                  ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"), ("target_datatype", "h:MPI_Datatype"), ("win", "h:MPI_Win"), ("request", "ho:MPI_Request")]),
     ("MPI_Fetch_and_op", [("origin_addr", "b"), ("result_addr", "b"), ("datatype", "h:MPI_Datatype"),
                           ("target_rank", "i"), ("target_disp", "a"), ("op", "h:MPI_Op"), ("win", "h:MPI_Win")]),
     ("MPI_Compare_and_swap", [("origin_addr", "b"), ("compare_addr", "b"), ("result_addr", "b"),
@@ -198,11 +302,13 @@ ROUTINES = [
 FUNCTIONS = [("MPI_Wtime", "double precision", "mpi_wtime_"), ("MPI_Wtick", "double precision", "mpi_wtick_")]
 
 
-def dummy_decl(name, kind, bind):
-    """Declarations of one dummy argument: in the BIND(C) interface (bind) or the wrapper."""
+def dummy_decl(name, kind, bind, asynchronous=False):
+    """Declarations of one dummy argument: in the BIND(C) interface (bind) or the wrapper.
+    asynchronous: a buffer MPI uses after the call returns (MPI-3.1 17.1.2)."""
     base, _, htype = kind.partition(":")
     if base == "b":
-        return [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {name}", f"type(*), dimension(*) :: {name}"]
+        attr = ", asynchronous" if asynchronous else ""
+        return [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {name}", f"type(*), dimension(*){attr} :: {name}"]
     intent = {"i": "in", "io": "out", "iv": "in", "ivo": "out", "iv_inout": "inout", "a": "in", "ao": "out",
               "l": "in", "lo": "out", "lv": "in", "h": "in", "ho": "out", "hio": "inout", "hvio": "inout",
               "st": "out", "sti": "in", "stv": "out", "si": "in", "so": "out", "cpo": "out"}.get(base)
@@ -252,11 +358,14 @@ def routine(name, args):
     local = "xmsg_" + name[4:].lower()
     strings = [a for a, k in args if k in ("si", "so")]
     names = [a for a, _ in args]
+    # Routines that hand back a request (non-blocking, persistent, request-based RMA) use their
+    # buffers after returning: ASYNCHRONOUS, as the standard's mpi_f08 declares them.
+    asynchronous = ("request", "ho:MPI_Request") in args
     lines = ["  interface", *wrap(f"subroutine {local}({', '.join(names + ['ierror'] + [s + '_len' for s in strings])}) "
                                    f"bind(C, name=\"{entry}\")", 4),
              "      import", "      implicit none"]
     for a, k in args:
-        lines += ["      " + d for d in dummy_decl(a, k, True)]
+        lines += ["      " + d for d in dummy_decl(a, k, True, asynchronous)]
     lines.append("      integer(c_int) :: ierror")
     for s in strings:
         lines.append(f"      integer(c_size_t), value :: {s}_len")
@@ -264,7 +373,7 @@ def routine(name, args):
     interface = lines
     body = [*wrap(f"subroutine {name}({', '.join(names + ['ierror'])})", 2), "    implicit none"]
     for a, k in args:
-        body += ["    " + d for d in dummy_decl(a, k, False)]
+        body += ["    " + d for d in dummy_decl(a, k, False, asynchronous)]
     body.append("    integer, optional, intent(out) :: ierror")
     body.append("    integer :: e")
     call = []
