@@ -123,11 +123,13 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
   };
   std::fprintf(stderr,
                "xmsg coll: comm %d rank 0/%d profile: hand-off %.0f ns with rank %d (%d NUMA node%s)%s, copy "
-               "%.1f/%.1f GB/s (256 KiB/2 MiB), handed copy %.1f GB/s out/%.1f in, single copy %s; single copy: bcast %s, "
+               "%.1f/%.1f GB/s (%s/%s), handed copy %.1f GB/s out/%.1f in, single copy %s; single copy: bcast %s, "
                "allreduce %s, alltoall %s\n",
                c.handle, c.size, p.sync_ns, p.partner, p.numa_nodes, p.numa_nodes == 1 ? "" : "s",
                p.shares_cores ? " (cores shared: not counted)" : "", gbps(p.copy_ns_per_byte),
-               gbps(p.copy_at(kProfileLargeBytes)), gbps(p.handed_copy()), gbps(p.handed_write()), single_copy, range(sizes[0]).c_str(),
+               gbps(p.copy_at(kProfileLargeBytes)), size_text(kProfileSmallBytes).c_str(),
+               size_text(kProfileLargeBytes).c_str(), gbps(p.handed_copy()), gbps(p.handed_write()), single_copy,
+               range(sizes[0]).c_str(),
                range(sizes[1]).c_str(), range(sizes[2]).c_str());
 }
 
@@ -168,16 +170,9 @@ static NodeShm* pipe_for(const Comm& c, int64_t bytes, bool wanted) {
   return node_shm(c);
 }
 
-// Where the pipelines give way to single copy for `kind`: the user's XMSG_COLL_PIPE_*_MAX (with
-// XMSG_COLL_CMA_*_MIN) when set, else the measured profile's single-copy sizes (every rank got
-// the same profile from rank 0, so all agree). Communicators without a region: no pipelines.
-struct LargeLimits {
-  int64_t pipe_max;
-  int64_t cma_min;
-  // From here on the pipelines again (the profile predicts single copy to lose past the caches).
-  int64_t pipe_again_from = kNeverBytes;
-  bool pipelines(int64_t bytes) const { return bytes <= pipe_max || bytes >= pipe_again_from; }
-};
+// The user's XMSG_COLL_PIPE_*_MAX (with XMSG_COLL_CMA_*_MIN) when set, else the measured
+// profile's single-copy sizes (every rank got the same profile from rank 0, so all agree).
+// Communicators without a region: no pipelines.
 static LargeLimits large_limits(const Comm& c, LargeCollective kind, const std::optional<int64_t>& pipe_max,
                                 int64_t cma_min) {
   if (pipe_max) return {*pipe_max, cma_min};
@@ -338,8 +333,7 @@ int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, co
     const LargeLimits large =
         large_limits(c, LargeCollective::kAlltoall, thresholds().pipe_alltoall_max, thresholds().cma_alltoall_min);
     return traced(c, "alltoallv", "shared memory, per writer: slot, pipelines, single copy or messages", largest) +
-           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls, large.cma_min, large.pipe_max,
-                         large.pipe_again_from);
+           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls, large);
   }
   return traced(c, "alltoallv", "pairwise", largest) +
          alltoallv_pairwise(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);

@@ -284,11 +284,19 @@ bool node_shm_cma(const NodeShm& s);
 SingleCopySizes node_shm_single_copy(const NodeShm& s, LargeCollective kind);
 int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
 int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+// Where a large one-node collective of `kind` leaves the pipelines for single copy
+// (algorithm_selection.cpp: large_limits).
+struct LargeLimits {
+  int64_t pipe_max;
+  int64_t cma_min;
+  // From here on the pipelines again (the profile predicts single copy to lose past the caches).
+  int64_t pipe_again_from = kNeverBytes;
+  bool pipelines(int64_t bytes) const { return bytes <= pipe_max || bytes >= pipe_again_from; }
+};
 // The table each writer of shm_alltoallv publishes: mode, sendbuf address, one word per rank.
 inline int64_t shm_alltoallv_table_bytes(int n) { return static_cast<int64_t>(sizeof(uint64_t)) * (n + 2); }
 int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min, int64_t pipe_max,
-                  int64_t pipe_again_from);
+                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large);
 int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                       const ReduceOp& op);
 

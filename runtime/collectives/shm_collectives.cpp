@@ -818,14 +818,15 @@ int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, 
 // posted line's inline bytes when it fits there (small communicators), else in the slot.
 //   inline / slot: its whole send data fits beside the table (inline) or in the slot: copied
 //           there, where(d) = offset; readers copy out (as shm_alltoall).
-//   single copy: a block of at least `cma_min` bytes: where(d) = sdispls[d], readers read its
-//           sendbuf with CMA, so it returns only once every reader is done.
-//   messages: otherwise (medium blocks, where a system call per block costs more than the
-//           transport's own path): it sends each block as a point-to-point message, and a
-//           reader that finds this mode in its table posts the matching receive.
+//   pipelined: its largest block takes the pipelines (`large`, as the alltoall's would) and
+//           its stream fits a stamp: streamed through its ring, readers copy out.
+//   single copy: else a largest block of at least `large.cma_min` bytes: where(d) = sdispls[d],
+//           readers read its sendbuf with CMA, so it returns only once every reader is done.
+//   messages: otherwise (pipelines switched off, blocks below single copy): it sends each block
+//           as a point-to-point message, and a reader that finds this mode in its table posts
+//           the matching receive.
 int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, int64_t cma_min, int64_t pipe_max,
-                  int64_t pipe_again_from) {
+                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large) {
   // kInline: data beside the table in the posted line's inline bytes (one line to hand off).
   enum : uint64_t { kInline = 0, kSlot = 1, kSingleCopy = 2, kMessages = 3, kPipelined = 4 };
   constexpr int kTag = kTagAlltoall + 67;
@@ -849,17 +850,13 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
   // Whether writers that send other than inline or through the slot leave their counts in the
   // slot (n and the slot size decide, so every reader knows).
   const bool counts_in_slot = slot_start + 8 * n <= slot_bytes;
-  // Larger than the slot: through our ring when the communicator's table prefers the pipelines
-  // for alltoall blocks this large (as the alltoall does) and the stream fits a stamp, else
-  // single copy from cma_min, else messages. Medium blocks went as messages before even where
-  // the table said pipelines: 4 ranks on 2 cores, 16 KiB, 12.3-13.2 us against 10.8-10.9
-  // through the rings; 8 ranks, 8-16 KiB, 24-62 against 16.5-31.
+  // Medium blocks take the pipelines wherever the alltoall's would (as messages they cost
+  // more: docs/results/2026-12-06-profile-sizes).
   const uint64_t mode = table_inline && table_bytes + payload <= kInlineBytes ? kInline
                         : slot_start + payload <= slot_bytes                   ? kSlot
-                        : (largest <= pipe_max || largest >= pipe_again_from) && stream_chunks < (int64_t{1} << 23) &&
-                                  counts_in_slot
+                        : large.pipelines(largest) && stream_chunks < (int64_t{1} << 23) && counts_in_slot
                             ? kPipelined
-                        : largest >= cma_min                                   ? kSingleCopy
+                        : largest >= large.cma_min                             ? kSingleCopy
                                                                                : kMessages;
   std::byte* slot = nullptr;
   if (int e = claim_slot(s, c, seq, slot_bytes, func, &slot)) return finish(s, c, seq, e);
