@@ -116,9 +116,9 @@ constexpr std::array kTable = {
     Parameter{"XMSG_COLL_ALLTOALL_BRUCK_RANKS", Integer, Collectives, "16", 0, 1 << 30, "", "ranks",
               "smallest communicator for Bruck alltoall"},
     Parameter{"XMSG_COLL_ALLTOALL_LARGE", Bytes, Collectives, "32K", 0, kNoLimit, "", "",
-              "alltoall block size from which pairwise exchange is used"},
+              "alltoall block size (alltoallv: a rank's largest block) from which pairwise exchange is used"},
     Parameter{"XMSG_COLL_ALLTOALL_FLAT_MAX", Bytes, Collectives, "1T", 0, kNoLimit, "", "",
-              "oversubscribed: alltoall blocks that stay linear"},
+              "oversubscribed: alltoall (and alltoallv) blocks that stay linear"},
     Parameter{"XMSG_COLL_GATHER_SMALL", Bytes, Collectives, "16K", 0, kNoLimit, "", "",
               "largest block x ranks for binomial gather and scatter"},
 

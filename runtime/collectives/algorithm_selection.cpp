@@ -31,7 +31,9 @@
 //               otherwise                                      pairwise exchange
 //   alltoallv   one-node communicator with CMA: each writer chooses for its own data, per call:
 //               its slot when all of it fits, single copy (CMA) from its sendbuf for blocks
-//               >= CMA_ALLTOALL_MIN, else point-to-point messages; otherwise pairwise exchange.
+//               >= CMA_ALLTOALL_MIN, else point-to-point messages; otherwise each rank by its
+//               own largest block, sent or received, as alltoall: linear or pairwise (the two
+//               forms match each other, so ranks need not agree).
 //   gatherv, scatterv: linear; allgatherv: ring.
 #include "algorithm_selection.hpp"
 
@@ -335,6 +337,14 @@ int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, co
     return traced(c, "alltoallv", "shared memory, per writer: slot, pipelines, single copy or messages", largest) +
            shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls, large);
   }
+  // Off the one-node path the form is this rank's own choice (alltoall.cpp: both forms match
+  // each other), by the alltoall table's rule applied to its largest block either way.
+  const int64_t own_largest = std::max(*std::max_element(scounts, scounts + c.size),
+                                       *std::max_element(rcounts, rcounts + c.size));
+  if (own_largest < thresholds().alltoall_large ||
+      (oversubscribed() && own_largest <= thresholds().alltoall_flat_max))
+    return traced(c, "alltoallv", "linear", largest) +
+           alltoallv_linear(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
   return traced(c, "alltoallv", "pairwise", largest) +
          alltoallv_pairwise(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
 }

@@ -5,6 +5,9 @@
 //             good for medium blocks.
 //   pairwise: n - 1 steps, in step s send to rank + s and receive from rank - s; one
 //             exchange in flight per rank, best for large blocks (no receive-queue pressure).
+// alltoallv's linear and pairwise forms share one tag and send exactly one message (empty ones
+// too) to every peer, so each rank may pick its form from its own counts: a pair matches
+// whatever order either side posts in.
 #include <algorithm>
 
 #include "coll.hpp"
@@ -63,6 +66,22 @@ int alltoall_pairwise(const Comm& c, const void* sendbuf, void* recvbuf, int64_t
     if (int e = step.wait()) return e;
   }
   return XMSG_SUCCESS;
+}
+
+int alltoallv_linear(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                     void* recvbuf, const int64_t* rcounts, const int64_t* rdispls) {
+  const int n = c.size, r = c.rank;
+  Step step(c);
+  for (int s = 1; s < n; ++s) {
+    const int source = (r - s + n) % n;
+    step.recv(block_at(recvbuf, rdispls[source], rcounts[source]), rcounts[source], source, kTagAlltoall + 66);
+  }
+  for (int s = 1; s < n; ++s) {
+    const int dest = (r + s) % n;
+    step.send(block_at(sendbuf, sdispls[dest], scounts[dest]), scounts[dest], dest, kTagAlltoall + 66);
+  }
+  copy_bytes(at(recvbuf, rdispls[r]), at(sendbuf, sdispls[r]), std::min(scounts[r], rcounts[r]));
+  return step.wait();
 }
 
 int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,

@@ -370,6 +370,8 @@ class PostedSize final : public StallCheck {
   SizeNotices notices_;
 };
 
+int alltoallv_linear(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                     void* recvbuf, const int64_t* rcounts, const int64_t* rdispls);
 int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
                        void* recvbuf, const int64_t* rcounts, const int64_t* rdispls);
 

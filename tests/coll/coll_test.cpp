@@ -748,6 +748,30 @@ TEST(Alltoall, VariableCounts) {
           << c.name;
       EXPECT_TRUE(same_arrays(got.data(), want.data(), roff)) << where(c, "alltoallv large/small writers " + std::to_string(variant));
     }
+    // Ranks 0 and 1 exchange 40000 ints (+ d) both ways, every other pair 5: off the one-node
+    // path ranks 0 and 1 take the pairwise form and the others the linear one, in one call.
+    {
+      auto amount = [&](int s, int d) { return (s < 2 && d < 2 ? int64_t{40000} : int64_t{5}) + d; };
+      std::vector<int64_t> scounts(c.size), sdispls(c.size), rcounts(c.size), rdispls(c.size);
+      int64_t soff = 0, roff = 0;
+      for (int p = 0; p < c.size; ++p) {
+        scounts[p] = amount(c.rank, p);
+        sdispls[p] = soff;
+        soff += scounts[p] + 2;
+        rcounts[p] = amount(p, c.rank);
+        rdispls[p] = roff;
+        roff += rcounts[p] + 1;
+      }
+      std::vector<int> send(soff, -5), got(roff, -9), want(roff, -9);
+      for (int p = 0; p < c.size; ++p) {
+        for (int64_t i = 0; i < scounts[p]; ++i) send[sdispls[p] + i] = c.rank * 100000 + p * 5000 + static_cast<int>(i);
+        for (int64_t i = 0; i < rcounts[p]; ++i) want[rdispls[p] + i] = p * 100000 + c.rank * 5000 + static_cast<int>(i);
+      }
+      EXPECT_TRUE(ok(xmsg_alltoallv(send.data(), scounts.data(), sdispls.data(), XMSG_INT, got.data(), rcounts.data(),
+                                    rdispls.data(), XMSG_INT, c.handle)))
+          << c.name;
+      EXPECT_TRUE(same_arrays(got.data(), want.data(), roff)) << where(c, "alltoallv two large ranks");
+    }
     // In place: same counts both ways (symmetric amount).
     std::vector<int64_t> counts(c.size), displs(c.size);
     int64_t off = 0;
