@@ -21,6 +21,7 @@ f08=no
 if [ -e "$(dirname "$gen")/include/mpi_f08.mod" ]; then
   f08=yes
   fortc -std=f2018 "$src/f08.f90" -o fortran_f08
+  fortc -std=f2018 "$src/f08_more.f90" -o fortran_f08_more
 else
   echo "no mpi_f08.mod next to the generated constants: mpi_f08 not built, its programs skipped"
 fi

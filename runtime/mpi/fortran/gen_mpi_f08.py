@@ -19,10 +19,13 @@ HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Info", "MPI_Op", "MPI_E
            "MPI_Win", "MPI_File", "MPI_Message"]
 
 # Argument kinds: b choice buffer; i / io INTEGER in / out; iv / ivo / iv_inout INTEGER array in /
-# out / inout; a / ao INTEGER(MPI_ADDRESS_KIND) in / out; l / lo LOGICAL in / out; lv LOGICAL
-# array in; h:T / ho:T / hio:T handle in / out / inout; hvio:T handle array inout; st / sti status
-# out / in; stv statuses out; si / so CHARACTER in / out; cpo TYPE(C_PTR) out; fn
-# MPI_User_function.
+# out / inout; iio INTEGER inout; a / ao INTEGER(MPI_ADDRESS_KIND) in / out; av / avo their
+# arrays in / out; co INTEGER(MPI_COUNT_KIND) out; off / offo INTEGER(MPI_OFFSET_KIND) in / out;
+# l / lo LOGICAL in / out; lv@N / lvo@N LOGICAL array in / out of N elements (N an argument, or
+# "cartdim": the communicator's Cartesian dimensions); h:T / ho:T / hio:T handle in / out /
+# inout; hv:T / hvo:T / hvio:T handle array in / out / inout; st / sti status out / in; stv
+# statuses out; si / so CHARACTER in / out; cpo TYPE(C_PTR) out; proc:I a procedure of abstract
+# interface I (fn: MPI_User_function), passed as its address like any Fortran procedure.
 ROUTINES = [
     # environment
     ("MPI_Init", []),
@@ -79,7 +82,7 @@ ROUTINES = [
     ("MPI_Info_delete", [("info", "h:MPI_Info"), ("key", "si")]),
     ("MPI_Info_get_nkeys", [("info", "h:MPI_Info"), ("nkeys", "io")]),
     ("MPI_Errhandler_free", [("errhandler", "hio:MPI_Errhandler")]),
-    ("MPI_Cart_create", [("comm_old", "h:MPI_Comm"), ("ndims", "i"), ("dims", "iv"), ("periods", "lv"),
+    ("MPI_Cart_create", [("comm_old", "h:MPI_Comm"), ("ndims", "i"), ("dims", "iv"), ("periods", "lv@ndims"),
                          ("reorder", "l"), ("comm_cart", "ho:MPI_Comm")]),
     ("MPI_Cart_coords", [("comm", "h:MPI_Comm"), ("rank", "i"), ("maxdims", "i"), ("coords", "ivo")]),
     ("MPI_Cart_shift", [("comm", "h:MPI_Comm"), ("direction", "i"), ("disp", "i"), ("rank_source", "io"),
@@ -215,7 +218,7 @@ ROUTINES = [
                    ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
     ("MPI_Iexscan", [("sendbuf", "b"), ("recvbuf", "b"), ("count", "i"), ("datatype", "h:MPI_Datatype"),
                      ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
-    ("MPI_Op_create", [("user_fn", "fn"), ("commute", "l"), ("op", "ho:MPI_Op")]),
+    ("MPI_Op_create", [("user_fn", "proc:MPI_User_function"), ("commute", "l"), ("op", "ho:MPI_Op")]),
     ("MPI_Op_free", [("op", "hio:MPI_Op")]),
     ("MPI_Op_commutative", [("op", "h:MPI_Op"), ("commute", "lo")]),
     # datatypes
@@ -296,7 +299,87 @@ ROUTINES = [
     ("MPI_Compare_and_swap", [("origin_addr", "b"), ("compare_addr", "b"), ("result_addr", "b"),
                               ("datatype", "h:MPI_Datatype"), ("target_rank", "i"), ("target_disp", "a"),
                               ("win", "h:MPI_Win")]),
+    ("MPI_Raccumulate", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
+                         ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"),
+                         ("target_datatype", "h:MPI_Datatype"), ("op", "h:MPI_Op"), ("win", "h:MPI_Win"),
+                         ("request", "ho:MPI_Request")]),
+    ("MPI_Rget_accumulate", [("origin_addr", "b"), ("origin_count", "i"), ("origin_datatype", "h:MPI_Datatype"),
+                             ("result_addr", "b"), ("result_count", "i"), ("result_datatype", "h:MPI_Datatype"),
+                             ("target_rank", "i"), ("target_disp", "a"), ("target_count", "i"),
+                             ("target_datatype", "h:MPI_Datatype"), ("op", "h:MPI_Op"), ("win", "h:MPI_Win"),
+                             ("request", "ho:MPI_Request")]),
+    ("MPI_Win_get_errhandler", [("win", "h:MPI_Win"), ("errhandler", "ho:MPI_Errhandler")]),
+    ("MPI_Win_call_errhandler", [("win", "h:MPI_Win"), ("errorcode", "i")]),
+    ("MPI_Win_set_info", [("win", "h:MPI_Win"), ("info", "h:MPI_Info")]),
+    ("MPI_Win_get_info", [("win", "h:MPI_Win"), ("info_used", "ho:MPI_Info")]),
+    ("MPI_Win_set_attr", [("win", "h:MPI_Win"), ("win_keyval", "i"), ("attribute_val", "a")]),
+    ("MPI_Win_get_attr", [("win", "h:MPI_Win"), ("win_keyval", "i"), ("attribute_val", "ao"), ("flag", "lo")]),
+    ("MPI_Win_delete_attr", [("win", "h:MPI_Win"), ("win_keyval", "i")]),
+    # datatypes: the constructors with address arrays and type arrays, packing, decoding
+    ("MPI_Type_create_hindexed", [("count", "i"), ("array_of_blocklengths", "iv"), ("array_of_displacements", "av"),
+                                  ("oldtype", "h:MPI_Datatype"), ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_create_hindexed_block", [("count", "i"), ("blocklength", "i"), ("array_of_displacements", "av"),
+                                        ("oldtype", "h:MPI_Datatype"), ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_create_struct", [("count", "i"), ("array_of_blocklengths", "iv"), ("array_of_displacements", "av"),
+                                ("array_of_types", "hv:MPI_Datatype"), ("newtype", "ho:MPI_Datatype")]),
+    ("MPI_Type_get_envelope", [("datatype", "h:MPI_Datatype"), ("num_integers", "io"), ("num_addresses", "io"),
+                               ("num_datatypes", "io"), ("combiner", "io")]),
+    ("MPI_Type_get_contents", [("datatype", "h:MPI_Datatype"), ("max_integers", "i"), ("max_addresses", "i"),
+                               ("max_datatypes", "i"), ("array_of_integers", "ivo"), ("array_of_addresses", "avo"),
+                               ("array_of_datatypes", "hvo:MPI_Datatype")]),
+    ("MPI_Type_match_size", [("typeclass", "i"), ("size", "i"), ("datatype", "ho:MPI_Datatype")]),
+    ("MPI_Type_size_x", [("datatype", "h:MPI_Datatype"), ("size", "co")]),
+    ("MPI_Type_set_attr", [("datatype", "h:MPI_Datatype"), ("type_keyval", "i"), ("attribute_val", "a")]),
+    ("MPI_Type_get_attr", [("datatype", "h:MPI_Datatype"), ("type_keyval", "i"), ("attribute_val", "ao"),
+                           ("flag", "lo")]),
+    ("MPI_Type_delete_attr", [("datatype", "h:MPI_Datatype"), ("type_keyval", "i")]),
+    ("MPI_Pack", [("inbuf", "b"), ("incount", "i"), ("datatype", "h:MPI_Datatype"), ("outbuf", "b"),
+                  ("outsize", "i"), ("position", "iio"), ("comm", "h:MPI_Comm")]),
+    ("MPI_Unpack", [("inbuf", "b"), ("insize", "i"), ("position", "iio"), ("outbuf", "b"), ("outcount", "i"),
+                    ("datatype", "h:MPI_Datatype"), ("comm", "h:MPI_Comm")]),
+    # topologies
+    ("MPI_Cart_sub", [("comm", "h:MPI_Comm"), ("remain_dims", "lv@cartdim"), ("newcomm", "ho:MPI_Comm")]),
+    ("MPI_Cart_get", [("comm", "h:MPI_Comm"), ("maxdims", "i"), ("dims", "ivo"), ("periods", "lvo@maxdims"),
+                      ("coords", "ivo")]),
+    # the rest of the reductions and the environment
+    ("MPI_Ireduce_scatter", [("sendbuf", "b"), ("recvbuf", "b"), ("recvcounts", "iv"), ("datatype", "h:MPI_Datatype"),
+                             ("op", "h:MPI_Op"), ("comm", "h:MPI_Comm"), ("request", "ho:MPI_Request")]),
+    ("MPI_Is_thread_main", [("flag", "lo")]),
+    ("MPI_Test_cancelled", [("status", "sti"), ("flag", "lo")]),
+    # procedures handed to MPI: keyvals and error handlers (callbacks.cpp's trampolines call them;
+    # TYPE(MPI_Comm) and the other handles pass as the INTEGER use mpi's callbacks take)
+    ("MPI_Comm_create_keyval", [("comm_copy_attr_fn", "proc:MPI_Comm_copy_attr_function"),
+                                ("comm_delete_attr_fn", "proc:MPI_Comm_delete_attr_function"),
+                                ("comm_keyval", "io"), ("extra_state", "a")]),
+    ("MPI_Comm_free_keyval", [("comm_keyval", "iio")]),
+    ("MPI_Type_create_keyval", [("type_copy_attr_fn", "proc:MPI_Type_copy_attr_function"),
+                                ("type_delete_attr_fn", "proc:MPI_Type_delete_attr_function"),
+                                ("type_keyval", "io"), ("extra_state", "a")]),
+    ("MPI_Type_free_keyval", [("type_keyval", "iio")]),
+    ("MPI_Win_create_keyval", [("win_copy_attr_fn", "proc:MPI_Win_copy_attr_function"),
+                               ("win_delete_attr_fn", "proc:MPI_Win_delete_attr_function"),
+                               ("win_keyval", "io"), ("extra_state", "a")]),
+    ("MPI_Win_free_keyval", [("win_keyval", "iio")]),
+    ("MPI_Comm_create_errhandler", [("comm_errhandler_fn", "proc:MPI_Comm_errhandler_function"),
+                                    ("errhandler", "ho:MPI_Errhandler")]),
+    ("MPI_Win_create_errhandler", [("win_errhandler_fn", "proc:MPI_Win_errhandler_function"),
+                                   ("errhandler", "ho:MPI_Errhandler")]),
+    ("MPI_Comm_call_errhandler", [("comm", "h:MPI_Comm"), ("errorcode", "i")]),
+    # MPI-IO: the calls exist and refuse (docs/mpi.md), so programs that open no file build
+    ("MPI_File_open", [("comm", "h:MPI_Comm"), ("filename", "si"), ("amode", "i"), ("info", "h:MPI_Info"),
+                       ("fh", "ho:MPI_File")]),
+    ("MPI_File_close", [("fh", "hio:MPI_File")]),
+    ("MPI_File_delete", [("filename", "si"), ("info", "h:MPI_Info")]),
+    ("MPI_File_sync", [("fh", "h:MPI_File")]),
+    ("MPI_File_get_size", [("fh", "h:MPI_File"), ("size", "offo")]),
+    ("MPI_File_set_size", [("fh", "h:MPI_File"), ("size", "off")]),
 ]
+
+# The predefined attribute callbacks (callbacks.cpp defines them for mpif.h): external procedures
+# of the matching interface.
+PREDEFINED_PROCEDURES = [(f"MPI_{k.upper()}_{fn}", f"MPI_{k}_{iface}") for k in ("Comm", "Type", "Win")
+                         for fn, iface in (("NULL_COPY_FN", "copy_attr_function"), ("DUP_FN", "copy_attr_function"),
+                                           ("NULL_DELETE_FN", "delete_attr_function"))]
 
 # Functions (no IERROR): name, Fortran result type, entry point.
 FUNCTIONS = [("MPI_Wtime", "double precision", "mpi_wtime_"), ("MPI_Wtick", "double precision", "mpi_wtick_")]
@@ -309,24 +392,29 @@ def dummy_decl(name, kind, bind, asynchronous=False):
     if base == "b":
         attr = ", asynchronous" if asynchronous else ""
         return [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {name}", f"type(*), dimension(*){attr} :: {name}"]
-    intent = {"i": "in", "io": "out", "iv": "in", "ivo": "out", "iv_inout": "inout", "a": "in", "ao": "out",
-              "l": "in", "lo": "out", "lv": "in", "h": "in", "ho": "out", "hio": "inout", "hvio": "inout",
-              "st": "out", "sti": "in", "stv": "out", "si": "in", "so": "out", "cpo": "out"}.get(base)
+    base = base.partition("@")[0]
+    intent = {"i": "in", "io": "out", "iio": "inout", "iv": "in", "ivo": "out", "iv_inout": "inout", "a": "in",
+              "ao": "out", "av": "in", "avo": "out", "co": "out", "off": "in", "offo": "out", "l": "in", "lo": "out",
+              "lv": "in", "lvo": "out", "h": "in", "ho": "out", "hio": "inout", "hv": "in", "hvo": "out",
+              "hvio": "inout", "st": "out", "sti": "in", "stv": "out", "si": "in", "so": "out", "cpo": "out"}.get(base)
     it = "" if bind else f", intent({intent})"
     integer = "integer(c_int)" if bind else "integer"
-    if base in ("i", "io"):
+    if base in ("i", "io", "iio"):
         return [f"{integer}{it} :: {name}"]
     if base in ("iv", "ivo", "iv_inout"):
         return [f"{integer}{it} :: {name}(*)"]
-    if base in ("a", "ao"):
-        return [f"integer(c_int64_t) :: {name}"] if bind else [f"integer(kind=MPI_ADDRESS_KIND){it} :: {name}"]
+    wide = {"a": "MPI_ADDRESS_KIND", "ao": "MPI_ADDRESS_KIND", "av": "MPI_ADDRESS_KIND", "avo": "MPI_ADDRESS_KIND",
+            "co": "MPI_COUNT_KIND", "off": "MPI_OFFSET_KIND", "offo": "MPI_OFFSET_KIND"}.get(base)
+    if wide:
+        shape = "(*)" if base in ("av", "avo") else ""
+        return [f"integer(c_int64_t) :: {name}{shape}"] if bind else [f"integer(kind={wide}){it} :: {name}{shape}"]
     if base in ("l", "lo"):
         return [f"integer(c_int) :: {name}"] if bind else [f"logical{it} :: {name}"]
-    if base == "lv":
+    if base in ("lv", "lvo"):
         return [f"integer(c_int) :: {name}(*)"] if bind else [f"logical{it} :: {name}(*)"]
     if base in ("h", "ho", "hio"):
         return [f"type({htype}){it} :: {name}"]
-    if base == "hvio":
+    if base in ("hv", "hvo", "hvio"):
         return [f"type({htype}){it} :: {name}(*)"]
     if base in ("st", "sti"):
         return [f"type(MPI_Status){it} :: {name}"]
@@ -336,8 +424,8 @@ def dummy_decl(name, kind, bind, asynchronous=False):
         return [f"character(kind=c_char) :: {name}(*)"] if bind else [f"character(len=*){it} :: {name}"]
     if base == "cpo":
         return [f"type(c_ptr){it} :: {name}"]
-    if base == "fn":
-        return [f"type(c_funptr), value :: {name}"] if bind else [f"procedure(MPI_User_function) :: {name}"]
+    if base == "proc":
+        return [f"type(c_funptr), value :: {name}"] if bind else [f"procedure({htype}) :: {name}"]
     raise ValueError(kind)
 
 
@@ -386,11 +474,28 @@ def routine(name, args):
             body.append(f"    integer :: {a}_c")
             call.append(f"{a}_c")
             post.append(f"    {a} = {a}_c /= 0")
-        elif base == "lv":  # MPI_Cart_create's periods: an INTEGER copy as long as ndims says
-            body.append(f"    integer :: {a}_c(ndims)")
-            pre.append(f"    {a}_c = merge(1, 0, {a}(1:ndims))")
+        elif base.startswith("lv@") and base.endswith("@cartdim"):  # MPI_Cart_sub's remain_dims
+            # As many as the communicator has dimensions; a communicator without them gets a
+            # one-element copy, and the library's error. An automatic array in a BLOCK: the
+            # library does not link libgfortran, which ALLOCATE's error path needs.
+            body.append(f"    integer :: {a}_n")
+            pre += [f"    call xmsg_cartdim_get(comm, {a}_n, e)", f"    if (e /= 0) {a}_n = 0", "    block",
+                    f"    integer :: {a}_c(max({a}_n, 1))", f"    {a}_c = 0",
+                    f"    if ({a}_n > 0) {a}_c(1:{a}_n) = merge(1, 0, {a}(1:{a}_n))"]
+            post.insert(0, "    end block")
             call.append(f"{a}_c")
-        elif base == "fn":
+        elif base.startswith("lv@"):  # an INTEGER copy as long as the size argument says
+            n = base[3:]
+            body.append(f"    integer :: {a}_c(max({n}, 1))")
+            pre.append(f"    if ({n} > 0) {a}_c(1:{n}) = merge(1, 0, {a}(1:{n}))")
+            call.append(f"{a}_c")
+        elif base.startswith("lvo@"):
+            n = base[4:]
+            body.append(f"    integer :: {a}_c(max({n}, 1))")
+            pre.append(f"    {a}_c = 0")
+            call.append(f"{a}_c")
+            post.append(f"    if ({n} > 0) {a}(1:{n}) = {a}_c(1:{n}) /= 0")
+        elif base == "proc":
             call.append(f"c_funloc({a})")
         else:
             call.append(a)
@@ -409,6 +514,39 @@ def function(name, rtype, entry):
     body = [f"  function {name}() result(t)", "    implicit none", f"    {rtype} :: t", f"    t = {local}()",
             f"  end function {name}"]
     return interface, body
+
+
+def callback_interfaces():
+    """The abstract interfaces of the procedures MPI takes (MPI-3.1 17.2.5's mpi_f08 forms)."""
+    o = []
+    for kind, handle in (("Comm", "MPI_Comm"), ("Type", "MPI_Datatype"), ("Win", "MPI_Win")):
+        old = {"Comm": "oldcomm", "Type": "oldtype", "Win": "oldwin"}[kind]
+        obj = {"Comm": "comm", "Type": "datatype", "Win": "win"}[kind]
+        key = f"{kind.lower()}_keyval"
+        o += [f"    subroutine MPI_{kind}_copy_attr_function({old}, {key}, extra_state, attribute_val_in, &",
+              "        attribute_val_out, flag, ierror)",
+              f"      import :: {handle}, MPI_ADDRESS_KIND",
+              "      implicit none",
+              f"      type({handle}) :: {old}",
+              f"      integer :: {key}, ierror",
+              "      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out",
+              "      logical :: flag",
+              f"    end subroutine MPI_{kind}_copy_attr_function",
+              f"    subroutine MPI_{kind}_delete_attr_function({obj}, {key}, attribute_val, extra_state, ierror)",
+              f"      import :: {handle}, MPI_ADDRESS_KIND",
+              "      implicit none",
+              f"      type({handle}) :: {obj}",
+              f"      integer :: {key}, ierror",
+              "      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state",
+              f"    end subroutine MPI_{kind}_delete_attr_function"]
+    for kind, handle, obj in (("Comm", "MPI_Comm", "comm"), ("Win", "MPI_Win", "win")):
+        o += [f"    subroutine MPI_{kind}_errhandler_function({obj}, error_code)",
+              f"      import :: {handle}",
+              "      implicit none",
+              f"      type({handle}) :: {obj}",
+              "      integer :: error_code",
+              f"    end subroutine MPI_{kind}_errhandler_function"]
+    return o
 
 
 def main(out_path):
@@ -451,8 +589,12 @@ def main(out_path):
           "      integer :: len",
           "      type(MPI_Datatype) :: datatype",
           "    end subroutine MPI_User_function",
+          *callback_interfaces(),
           "  end interface",
           ""]
+    for fn, iface in PREDEFINED_PROCEDURES:
+        o.append(f"  procedure({iface}) :: {fn}")
+    o.append("")
     for op, fn in (("==", "eq"), ("/=", "ne")):
         o += [f"  interface operator({op})"]
         o += [f"    module procedure xmsg_{fn}_{h[4:].lower()}" for h in HANDLES]
