@@ -180,6 +180,7 @@ class NodeServer {
   void note_rank_crash(int rank, int status);
   void terminate(int grace_ms);
   void kill_alive(int sig, std::optional<Clock::time_point> term_until = std::nullopt);
+  void hold_ranks();
   void end_orphans();
   [[noreturn]] void finish(int code);
   void report_failure(const std::string& what);
@@ -534,26 +535,66 @@ void NodeServer::note_rank_crash(int rank, int status) {
 }
 
 // OpenPMIx 4.2 (lost_connection in ptl_base_sendrecv.c) completes a fence of this node's
-// ranks each time a participant's connection closes and the rest have called in, without
-// marking it done; when two of its ranks' connections close in one pass of its event loop it
-// completes and frees the fence twice, and this process dies of heap corruption ("malloc():
-// unsorted double linked list corrupted" when a rank had left and the job's end killed the
-// others: 11 node servers in ~2000 launcher tests under load). So lethal signals go to one rank
-// at a time: the rank's exit, and the PMIx thread settled on it (on_exit), before the next.
-// KILL takes about 0.1 ms a rank. TERM (and the other signals that end a rank by default) is
-// waited for until `term_until` at most, so that ranks that handle it still get it in time.
+// ranks (one whose participants are all local: it never reaches our fence upcall) each time a
+// participant's connection closes and the rest have called in, without marking it done; when
+// two connections close before its thread-shifted completion ran (one pass of its event loop)
+// it completes and frees the fence twice, and this process dies of heap corruption
+// ("malloc(): unsorted double linked list corrupted" when a rank had left and the job's end
+// killed the others: 11 node servers in ~2000 launcher tests under load). So lethal signals go
+// to one rank at a time: the rank's exit, and the PMIx thread settled on it (on_exit), before
+// the next. KILL takes about 0.1 ms a rank. TERM (and the other signals that end a rank by
+// default) is waited for until `term_until` at most, so that ranks that handle it still get
+// it in time. Before the first, every rank is held (hold_ranks), so that none ends by itself
+// in the middle of that order.
 void NodeServer::kill_alive(int sig, std::optional<Clock::time_point> term_until) {
-  std::vector<pid_t> pids;
-  for (auto& [pid, rank] : alive_) pids.push_back(pid);
   // Forwarded terminal and hang-up signals end ranks too (unless they handle them).
   const bool ends_ranks = sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
+  const bool held = (sig == SIGKILL || ends_ranks) && server_ && !pmix_unsettled_;
+  if (held) hold_ranks();
+  std::vector<pid_t> pids;
+  for (auto& [pid, rank] : alive_) pids.push_back(pid);
   const auto until = term_until.value_or(Clock::now() + kForwardedGrace);
   for (pid_t pid : pids) {
     reap();  // ranks that ended by themselves are settled before the next one goes
     if (!alive_.count(pid)) continue;
     ::kill(pid, sig);
-    if ((sig != SIGKILL && !ends_ranks) || !server_ || pmix_unsettled_) continue;
+    if (held) ::kill(pid, SIGCONT);  // a held rank takes the signal (or its handler) now
+    if (!held || pmix_unsettled_) continue;
     await_exit(pid, sig == SIGKILL ? Clock::now() + kKillWait : std::min(Clock::now() + kTermWait, until));
+  }
+}
+
+// Ranks that die by themselves while the job's end begins (several crashing at once: the
+// first one's exit ended the job; the others may still be on their way) would escape
+// kill_alive's order, and a rank closes its PMIx connection before it can be reaped (the
+// kernel closes a process's files before it becomes a zombie). So first every rank is
+// stopped (SIGSTOP), and we wait, up to kKillWait, until each is stopped or gone; those that
+// died meanwhile are reaped, which settles the PMIx thread on each (on_exit). A stopped rank
+// cannot end by itself any more; kill_alive continues each one as it signals it.
+void NodeServer::hold_ranks() {
+  for (const auto& [pid, rank] : alive_) ::kill(pid, SIGSTOP);
+  const auto deadline = Clock::now() + kKillWait;
+  for (;;) {
+    reap();
+    bool moving = false;
+    for (const auto& [pid, rank] : alive_) {
+      char path[64];
+      std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+      FILE* f = std::fopen(path, "r");
+      if (!f) continue;
+      char line[1024];
+      const size_t n = std::fread(line, 1, sizeof line - 1, f);
+      std::fclose(f);
+      line[n] = '\0';
+      const char* close_paren = std::strrchr(line, ')');  // the state follows the command
+      char state = 0;
+      if (close_paren && std::sscanf(close_paren + 1, " %c", &state) == 1 && state != 'T' && state != 't') {
+        moving = true;  // not yet stopped, or exiting (a zombie not yet reaped)
+        break;
+      }
+    }
+    if (!moving || Clock::now() >= deadline) return;
+    ::usleep(100);
   }
 }
 

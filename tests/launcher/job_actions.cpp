@@ -3,6 +3,8 @@
 //   abort R CODE    rank R calls Bootstrap::abort(CODE, ...); the others wait in a fence
 //   exit R CODE     rank R exits with CODE; the others wait in a fence
 //   kill R          rank R sends itself SIGKILL; the others wait in a fence
+//   kill-odd        every odd rank sends itself SIGKILL at once (right after one fence); the
+//                   even ranks wait in a fence
 //   sleep SECONDS   every rank sleeps (timeout, signals, kill -9 of xmsgrun)
 //   shm SECONDS     every rank creates /dev/shm/xmsg-<job>-rank<R> and a file in
 //                   XMSG_JOB_TMPDIR, then sleeps (what the launcher must clean up)
@@ -42,9 +44,10 @@ int main(int argc, char** argv) {
               b->job_id().c_str());
   std::fflush(stdout);
 
-  if (action == "abort" || action == "exit" || action == "kill") {
+  if (action == "abort" || action == "exit" || action == "kill" || action == "kill-odd") {
     b->fence(false);  // every rank has printed its line before one of them misbehaves
-    if (rank == arg(2)) {
+    if (action == "kill-odd" && rank % 2 == 1) ::kill(::getpid(), SIGKILL);
+    if (action != "kill-odd" && rank == arg(2)) {
       if (action == "abort") b->abort(arg(3), "job_actions asked to abort");
       if (action == "exit") std::_Exit(arg(3));
       ::kill(::getpid(), SIGKILL);

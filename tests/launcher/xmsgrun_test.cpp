@@ -340,6 +340,21 @@ TEST(JobControl, KilledRankEndsTheJob) {
   }
 }
 
+// Several ranks dying at the same moment (half of them, on one node and across two): the job
+// ends with the status of one of them, one verdict naming an odd rank, and nothing left.
+TEST(JobControl, RanksKilledTogetherEndTheJobOnce) {
+  for (const char* nodes : {"1", "2"}) {
+    Result r = run({"-n", "8", "--nodes", nodes, JOB_ACTIONS, "kill-odd"});
+    EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+    auto ranks = ranks_in(r.out);
+    ASSERT_EQ(ranks.size(), 8u) << r.out;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("xmsgrun: rank [1357] \\(pid [0-9]+\\) killed by signal 9 \\(Killed\\)")))
+        << r.err;
+    EXPECT_EQ(verdicts_in(r.err), 1u) << nodes << " nodes:\n" << r.err;
+    expect_no_leftovers(r.out);
+  }
+}
+
 // OpenPMIx 4.2 completes (and frees) a fence of one node's ranks once more for each further
 // participant whose connection closes in the same pass of its event loop; the job's end, which
 // killed every other rank at once, made the node server die of heap corruption ("malloc():
