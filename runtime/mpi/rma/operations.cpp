@@ -109,7 +109,7 @@ int do_put(const void* origin_addr, int origin_count, MPI_Datatype origin_dataty
   auto buf = build(h, t, h.split ? 0 : bytes, &data, &total);
   if (!h.split) {
     pack(origin_addr, origin_count, *ot, data);
-    return post(w, target_rank, std::move(buf), total, func);
+    return post(w, target_rank, std::move(buf), total, func, /*answered=*/false, /*holdable=*/true);
   }
   if (int e = post(w, target_rank, std::move(buf), total, func)) return e;
   // The data itself: from the origin buffer when contiguous (MPI lets the program reuse it
@@ -228,7 +228,7 @@ int do_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin
   int64_t total = 0;
   auto buf = build(h, t, payload, &data, &total);
   if (!no_op) pack(origin_addr, origin_count, *ot, data);
-  return post(w, target_rank, std::move(buf), total, func, /*answered=*/fetch);
+  return post(w, target_rank, std::move(buf), total, func, /*answered=*/fetch, /*holdable=*/!fetch);
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ bool poll_send(Outgoing& o) {
 
 // Local completion of everything to `target` (-1: every target).
 void complete_local(Window* w, int target) {
+  (void)send_held(w, target);  // a failure to send shows in the window's service error
   remote_wait(w, target);
   spin_until([&] {
     bool all = true;
@@ -83,12 +84,68 @@ std::unique_ptr<char[]> build(const Hdr& h0, const Target& t, int64_t payload, c
   return buf;
 }
 
-int post(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total, const char* func, bool answered) {
+namespace {
+
+void hold(std::vector<char>& held, const char* request, int64_t bytes) {
+  if (held.empty()) held.resize(sizeof(Hdr));  // the batch's own header, written when it goes
+  const size_t at = held.size();
+  // Each request starts 8-byte aligned, as a message of its own would (the target reads its
+  // blocks and data in place).
+  held.resize(at + sizeof(int64_t) + ((static_cast<size_t>(bytes) + 7) & ~size_t{7}));
+  std::memcpy(held.data() + at, &bytes, sizeof(int64_t));
+  std::memcpy(held.data() + at + sizeof(int64_t), request, static_cast<size_t>(bytes));
+}
+
+int send_message(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total) {
   Outgoing o;
   o.target = target;
   o.buf = std::move(buf);
-  if (int e = xmsg_isend(o.buf.get(), total, XMSG_BYTE, target, kReqTag, w->xcomm, &o.req)) return reraise(w, e, func);
+  if (int e = xmsg_isend(o.buf.get(), total, XMSG_BYTE, target, kReqTag, w->xcomm, &o.req)) return e;
   w->sends.push_back(std::move(o));
+  return XMSG_SUCCESS;
+}
+
+int send_batch(Window* w, int target) {
+  std::vector<char>& held = w->held[static_cast<size_t>(target)];
+  if (held.empty()) return XMSG_SUCCESS;
+  Hdr h{};
+  h.kind = kBatch;
+  h.data_bytes = static_cast<int64_t>(held.size() - sizeof(Hdr));
+  std::memcpy(held.data(), &h, sizeof h);
+  const auto total = static_cast<int64_t>(held.size());
+  std::unique_ptr<char[]> buf(new char[held.size()]);
+  std::memcpy(buf.get(), held.data(), held.size());
+  held.clear();
+  return send_message(w, target, std::move(buf), total);
+}
+
+}  // namespace
+
+int send_held(Window* w, int target) {
+  int first = XMSG_SUCCESS;
+  for (int t = target < 0 ? 0 : target; t < (target < 0 ? w->size : target + 1); ++t)
+    if (int e = send_batch(w, t); e && !first) first = e;
+  if (first) w->service_error = MPI_ERR_OTHER;
+  return first;
+}
+
+int post(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total, const char* func, bool answered,
+         bool holdable) {
+  std::vector<char>& held = w->held[static_cast<size_t>(target)];
+  Hdr h;
+  std::memcpy(&h, buf.get(), sizeof h);
+  int e = XMSG_SUCCESS;
+  if (holdable && total <= kBatchPiece) {
+    hold(held, buf.get(), total);
+    if (static_cast<int64_t>(held.size()) >= kBatchBytes) e = send_batch(w, target);
+  } else if (!held.empty() && !h.split && total <= kBatchPiece) {
+    hold(held, buf.get(), total);  // goes now, with what was held before it
+    e = send_batch(w, target);
+  } else {
+    e = send_batch(w, target);
+    if (!e) e = send_message(w, target, std::move(buf), total);
+  }
+  if (e) return reraise(w, e, func);
   w->dirty[static_cast<size_t>(target)] = 1;
   // A dynamic window's target checks the range itself (and reports at the flush); with a
   // one-sided transport to the target, later puts and gets bypass its message order.

@@ -55,7 +55,16 @@ constexpr int kPostTag = 2;
 constexpr int kFirstReplyTag = 16;
 constexpr int kLastReplyTag = 1 << 29;
 
-enum Kind : int32_t { kPut = 1, kGet, kAcc, kGetAcc, kCas, kLock, kUnlock, kFlush, kComplete };
+enum Kind : int32_t { kPut = 1, kGet, kAcc, kGetAcc, kCas, kLock, kUnlock, kFlush, kComplete, kBatch };
+// A kBatch message carries, after its header, requests one after another, each as an int64_t
+// length and the request padded to 8 bytes (never a batch, never a put whose data follows). The origin holds
+// its small puts and accumulates to a target (each up to kBatchPiece bytes) until the next
+// request to that target that must go now, a synchronisation, or kBatchBytes held: a flush
+// after an accumulate is then one message and its answer, where it was two and an answer
+// (over tcp each message is a system call at both ends). MPI completes these operations at
+// the target only at synchronisation, so holding them changes nothing a program may see.
+constexpr int64_t kBatchPiece = 2048;
+constexpr int64_t kBatchBytes = 8192;
 
 // Fixed part of a request message; nblocks WireBlocks and the data follow.
 struct Hdr {
@@ -233,6 +242,7 @@ struct Window {
   // and cannot fail there on a window whose size the origin checked: a flush after only those
   // needs no round trip (over tcp, MPI_Fetch_and_op + MPI_Win_flush took two).
   std::vector<char> needs_ack;
+  std::vector<std::vector<char>> held;  // per target: requests held for a batch (kBatch)
   int next_tag = kFirstReplyTag;
   bool fence_open = false;
   bool started = false;
@@ -350,7 +360,11 @@ int take_tag(Window* w);
 std::unique_ptr<char[]> build(const Hdr& h0, const Target& t, int64_t payload, char** data_at, int64_t* total);
 // Sends a request to `target` and marks it as needing a flush.
 // `answered`: a fetching operation, whose result comes back (Window::needs_ack).
-int post(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total, const char* func, bool answered = false);
+// `holdable`: a put or accumulate whose data is in the request, which may wait for a batch.
+int post(Window* w, int target, std::unique_ptr<char[]> buf, int64_t total, const char* func, bool answered = false,
+         bool holdable = false);
+// Sends what is held for `target` (-1: every target) as one batch message.
+int send_held(Window* w, int target);
 // A receive for data coming back into (buf, count, type); posted before the request goes out.
 int expect(Window* w, int target, int tag, void* buf, int64_t count, const Type* type, int64_t bytes,
            std::shared_ptr<GetOp>* out, const char* func);

@@ -229,6 +229,19 @@ void process(Window* w, int origin, char* msg, int64_t bytes) {
     case kComplete:
       ++w->completes;
       break;
+    case kBatch:
+      for (int64_t at = sizeof h; at + static_cast<int64_t>(sizeof(int64_t)) <= bytes;) {
+        int64_t n = 0;
+        std::memcpy(&n, msg + at, sizeof n);
+        at += static_cast<int64_t>(sizeof n);
+        if (n < 0 || at + n > bytes) break;
+        Hdr inner;
+        if (n >= static_cast<int64_t>(sizeof inner)) std::memcpy(&inner, msg + at, sizeof inner);
+        if (n >= static_cast<int64_t>(sizeof inner) && inner.kind != kBatch && !(inner.kind == kPut && inner.split))
+          process(w, origin, msg + at, n);
+        at += (n + 7) & ~int64_t{7};
+      }
+      break;
     default:
       break;
   }

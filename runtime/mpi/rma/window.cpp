@@ -129,6 +129,7 @@ int make_window(MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info, int 
   }
   w->dirty.assign(static_cast<size_t>(csize), 0);
   w->needs_ack.assign(static_cast<size_t>(csize), 0);
+  w->held.assign(static_cast<size_t>(csize), {});
   w->locks.resize(csize);
   w->in_access.assign(static_cast<size_t>(csize), 0);
   w->pending_error.assign(static_cast<size_t>(csize), Ack{});

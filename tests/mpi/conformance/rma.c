@@ -375,6 +375,52 @@ static void test_accumulate(void) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* ---- many small operations before one synchronisation ------------------------------------- */
+/* On the message path small puts and accumulates wait for a batch (a request that must go now,
+ * a synchronisation, or 8 KiB held): 1500 accumulates and 15 puts to the right neighbour,
+ * batched many times over, then a get_accumulate, which must see every accumulate before it
+ * (MPI's accumulate ordering), a large accumulate and a large put (messages of their own, after
+ * what was held), all checked at the target after the epoch. */
+static void test_held_requests(void) {
+  enum { N = 2048, ACCS = 1500, BIG = 512 };
+  long long* mem = NULL;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(N * sizeof(long long), sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < N; ++i) mem[i] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
+  long long one = 1, seen = -1, seen_big = -1, big[BIG];
+  for (int i = 0; i < BIG; ++i) big[i] = 1;
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  for (int i = 0; i < ACCS; ++i) {
+    CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, MPI_SUM, win));
+    if (i % 100 == 0) {
+      long long v = 1000 + i;
+      CHECK_MPI(MPI_Put(&v, 1, MPI_LONG_LONG, right, 1 + i / 100, 1, MPI_LONG_LONG, win));
+    }
+  }
+  CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_LONG_LONG, &seen, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, MPI_NO_OP,
+                               win));
+  CHECK_MPI(MPI_Accumulate(big, BIG, MPI_LONG_LONG, right, BIG, BIG, MPI_LONG_LONG, MPI_SUM, win));
+  CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_LONG_LONG, &seen_big, 1, MPI_LONG_LONG, right, 2 * BIG - 1, 1,
+                               MPI_LONG_LONG, MPI_NO_OP, win));
+  for (int i = 0; i < BIG; ++i) big[i] = 7 + i;
+  CHECK_MPI(MPI_Put(big, BIG, MPI_LONG_LONG, right, 2 * BIG, BIG, MPI_LONG_LONG, win));
+  CHECK_MPI(MPI_Win_flush(right, win));
+  CHECK(seen == ACCS, "get_accumulate after %d held accumulates read %lld", ACCS, seen);
+  CHECK(seen_big == 1, "get_accumulate after a large accumulate read %lld", seen_big);
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(mem[0] == ACCS, "rank %d's counter %lld after %d accumulates from rank %d", rank, mem[0], ACCS, left);
+  for (int i = 0; i < ACCS; i += 100)
+    CHECK(mem[1 + i / 100] == 1000 + i, "held put %d landed as %lld", i / 100, mem[1 + i / 100]);
+  int big_ok = 1;
+  for (int i = 0; i < BIG; ++i)
+    if (mem[BIG + i] != 1 || mem[2 * BIG + i] != 7 + i) big_ok = 0;
+  CHECK(big_ok, "the large accumulate or put after held requests is wrong");
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 /* ---- post/start/complete/wait ------------------------------------------------------------ */
 /* A window of two ints per rank: created over `own` (MPI_Win_create: on one node the
  * single-copy path), else allocated (MPI_Win_allocate: on one node the direct path); *mem is
@@ -743,6 +789,7 @@ int main(int argc, char** argv) {
   test_datatypes();
   test_large();
   test_accumulate();
+  test_held_requests();
   test_pscw(0);
   test_pscw(1);
   test_passive_in_barrier();
