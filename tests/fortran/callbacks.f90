@@ -2,13 +2,14 @@
 ! callbacks and with the predefined MPI_*_NULL_COPY_FN / _DUP_FN / _NULL_DELETE_FN, on
 ! communicators (MPI-2 and MPI-1's MPI_KEYVAL_CREATE), datatypes and windows; error handlers on
 ! communicators and windows, called by MPI_*_CALL_ERRHANDLER and by real errors (a file one is
-! refused: no MPI-IO).
+! refused: no MPI-IO); generalized requests with query, free and cancel subroutines.
 ! Prints "fortran_callbacks: OK on N ranks" only when every check passed.
 module callback_counts
   use mpi
   implicit none
   integer :: copies = 0, deletes = 0, handled = 0, last_code = 0, last_handle = -1
   integer(kind=MPI_ADDRESS_KIND) :: seen_extra = 0, deleted_value = 0
+  integer :: queries = 0, frees = 0, cancels = 0
 contains
   ! Copies value + 1; fails when handed no communicator or keyval.
   subroutine copy_plus_one(oldcomm, keyval, extra_state, value_in, value_out, flag, ierror)
@@ -57,6 +58,31 @@ contains
     last_handle = handle
     last_code = code
   end subroutine on_error
+
+  ! Generalized requests: the query fills the status from the extra state, free and cancel count.
+  subroutine greq_query(extra_state, status, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: status(MPI_STATUS_SIZE), ierror
+    status(MPI_SOURCE) = int(extra_state)
+    status(MPI_TAG) = 42
+    queries = queries + 1
+    ierror = MPI_SUCCESS
+  end subroutine greq_query
+
+  subroutine greq_free(extra_state, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    frees = frees + int(extra_state)
+    ierror = MPI_SUCCESS
+  end subroutine greq_free
+
+  subroutine greq_cancel(extra_state, complete, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierror
+    if (.not. complete .and. extra_state >= 0) cancels = cancels + 1
+    ierror = MPI_SUCCESS
+  end subroutine greq_cancel
 end module callback_counts
 
 program fortran_callbacks
@@ -64,7 +90,8 @@ program fortran_callbacks
   use callback_counts
   implicit none
   integer :: rank, size, ierr, nfail, key, key2, key1, tkey, wkey, dup, dup2, t, tdup, win, eh, weh, feh
-  integer :: ival, cls
+  integer :: ival, cls, greq, gstatus(MPI_STATUS_SIZE)
+  integer(kind=MPI_ADDRESS_KIND) :: greq_extra
   integer :: cell(1)
   integer(kind=MPI_ADDRESS_KIND) :: extra, val, cell_bytes
   logical :: flag
@@ -178,6 +205,26 @@ program fortran_callbacks
   call MPI_File_create_errhandler(on_error, feh, ierr)
   call MPI_Error_class(ierr, cls, ival)
   call check(cls == MPI_ERR_UNSUPPORTED_OPERATION .and. handled == 4, 'MPI_File_create_errhandler refused')
+
+  ! A generalized request: not done until completed; the wait runs the query (whose status the
+  ! program gets) and the free, once. Cancel before completion calls the cancel subroutine with
+  ! COMPLETE = .FALSE.
+  greq_extra = 3 + rank
+  call MPI_Grequest_start(greq_query, greq_free, greq_cancel, greq_extra, greq, ierr)
+  call check(ierr == MPI_SUCCESS .and. greq /= MPI_REQUEST_NULL, 'grequest_start')
+  call MPI_Test(greq, flag, gstatus, ierr)
+  call check(.not. flag .and. queries == 0, 'a generalized request is not done before it is completed')
+  call MPI_Cancel(greq, ierr)
+  call check(cancels == 1, 'cancel subroutine called with COMPLETE false')
+  call MPI_Grequest_complete(greq, ierr)
+  call MPI_Wait(greq, gstatus, ierr)
+  call check(ierr == MPI_SUCCESS .and. greq == MPI_REQUEST_NULL .and. gstatus(MPI_SOURCE) == 3 + rank .and. &
+             gstatus(MPI_TAG) == 42 .and. queries == 1 .and. frees == 3 + rank, 'grequest wait: query and free ran')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
+  call MPI_Grequest_complete(12345, ierr)
+  call MPI_Error_class(ierr, cls, ival)
+  call check(cls == MPI_ERR_REQUEST, 'grequest_complete of a handle that names no request')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
 
   call MPI_Comm_free(dup, ierr)
   if (nfail == 0 .and. rank == 0) write(*, '(A,I0,A)') 'fortran_callbacks: OK on ', size, ' ranks'

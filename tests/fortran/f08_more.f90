@@ -4,14 +4,38 @@
 ! handlers), MPI_Pack/MPI_Unpack, MPI_Type_create_struct/_hindexed/_hindexed_block with
 ! INTEGER(MPI_ADDRESS_KIND) displacements, MPI_Type_get_envelope/_contents, MPI_Type_size_x,
 ! MPI_Type_match_size, MPI_Cart_sub/_get with LOGICAL arrays, MPI_Ireduce_scatter,
-! MPI_Raccumulate/MPI_Rget_accumulate, window info, MPI_Is_thread_main, MPI_Test_cancelled and
-! MPI_File_open's refusal. Every value is compared with what it must be. Prints
+! MPI_Raccumulate/MPI_Rget_accumulate, window info, a generalized request with mpi_f08 procedures,
+! MPI_Is_thread_main, MPI_Test_cancelled and MPI_File_open's refusal. Every value is compared with
+! what it must be. Prints
 ! "fortran_f08_more: OK on N ranks" only when every check passed.
 module f08_more_callbacks
   use mpi_f08
   implicit none
-  integer :: copies = 0, deletes = 0, comm_errors = 0, win_errors = 0, last_code = 0
+  integer :: copies = 0, deletes = 0, comm_errors = 0, win_errors = 0, last_code = 0, greq_frees = 0
 contains
+  subroutine greq_query(extra_state, status, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Status) :: status
+    integer :: ierror
+    status%MPI_SOURCE = int(extra_state)
+    status%MPI_TAG = 43
+    ierror = MPI_SUCCESS
+  end subroutine greq_query
+
+  subroutine greq_free(extra_state, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    greq_frees = greq_frees + int(extra_state)
+    ierror = MPI_SUCCESS
+  end subroutine greq_free
+
+  subroutine greq_cancel(extra_state, complete, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierror
+    ierror = merge(MPI_ERR_OTHER, MPI_SUCCESS, complete .and. extra_state < 0)  ! never cancelled here
+  end subroutine greq_cancel
+
   subroutine copy_plus_one(oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)
     type(MPI_Comm) :: oldcomm
     integer :: comm_keyval, ierror
@@ -281,6 +305,15 @@ program fortran_f08_more
   call MPI_Barrier(MPI_COMM_WORLD)
   call MPI_Win_free(win)
   call MPI_Errhandler_free(whandler)
+
+  ! ---- a generalized request ----
+  call MPI_Grequest_start(greq_query, greq_free, greq_cancel, int(5 + rank, MPI_ADDRESS_KIND), req)
+  call MPI_Test(req, flag, status)
+  call check(.not. flag, 'generalized request pending until completed')
+  call MPI_Grequest_complete(req)
+  call MPI_Wait(req, status)
+  call check(req == MPI_REQUEST_NULL .and. status%MPI_SOURCE == 5 + rank .and. status%MPI_TAG == 43 .and. &
+             greq_frees == 5 + rank, 'generalized request: query and free')
 
   ! ---- environment ----
   call MPI_Is_thread_main(main_thread)

@@ -1,8 +1,9 @@
 // Fortran bindings of the routines that take procedures: attribute keyvals (communicators,
 // datatypes, windows; MPI-2 forms and MPI-1's MPI_KEYVAL_CREATE), the attribute calls on
 // datatypes and MPI-1's MPI_ATTR_PUT/_DELETE, error handlers (communicators, windows, files),
-// and the predefined callbacks a Fortran program passes (MPI_COMM_NULL_COPY_FN ...), which
-// mpif.h declares EXTERNAL. Conventions: fortran.hpp.
+// the predefined callbacks a Fortran program passes (MPI_COMM_NULL_COPY_FN ...), which
+// mpif.h declares EXTERNAL, and generalized requests (MPI_GREQUEST_START). Conventions:
+// fortran.hpp.
 //
 // A Fortran attribute callback takes every argument by reference, the attribute values and
 // the extra state as INTEGER(KIND=MPI_ADDRESS_KIND) (INTEGER for MPI-1's), the flag as
@@ -15,6 +16,7 @@
 // A Fortran error handler, SUBROUTINE HANDLER(HANDLE, ERROR_CODE), takes two INTEGERs by
 // reference, which is how C calls a handler (MPI_Comm* and int*, handles being ints here):
 // the procedure is registered as it is.
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -190,4 +192,66 @@ XMSG_FORTRAN(void, comm_call_errhandler, (const MPI_Fint* comm, const MPI_Fint* 
 }
 XMSG_FORTRAN(void, file_call_errhandler, (const MPI_Fint* file, const MPI_Fint* errorcode, MPI_Fint* ierr)) {
   *ierr = MPI_File_call_errhandler(*file, *errorcode);
+}
+
+// ---- generalized requests --------------------------------------------------------------------
+// SUBROUTINE QUERY_FN(EXTRA_STATE, STATUS, IERROR), STATUS an INTEGER(MPI_STATUS_SIZE) array
+// (the C struct as it is: fortran.hpp); FREE_FN(EXTRA_STATE, IERROR); CANCEL_FN(EXTRA_STATE,
+// COMPLETE, IERROR) with a LOGICAL COMPLETE. The record lives until the request's free
+// function ran (MPI calls it once, when it hands out the request's status or frees it).
+namespace {
+
+using FortranQuery = void(MPI_Aint*, MPI_Fint*, MPI_Fint*);
+using FortranFree = void(MPI_Aint*, MPI_Fint*);
+using FortranCancel = void(MPI_Aint*, MPI_Fint*, MPI_Fint*);
+
+struct FortranGrequest {
+  FortranQuery* query;
+  FortranFree* free_fn;
+  FortranCancel* cancel;
+  MPI_Aint extra;
+};
+
+int grequest_query(void* extra, MPI_Status* status) {
+  auto* g = static_cast<FortranGrequest*>(extra);
+  MPI_Fint f[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+  std::memcpy(f, status, sizeof f);
+  MPI_Fint ierr = MPI_SUCCESS;
+  g->query(&g->extra, f, &ierr);
+  std::memcpy(status, f, sizeof f);
+  return ierr;
+}
+
+int grequest_free(void* extra) {
+  std::unique_ptr<FortranGrequest> g(static_cast<FortranGrequest*>(extra));
+  MPI_Fint ierr = MPI_SUCCESS;
+  g->free_fn(&g->extra, &ierr);
+  return ierr;
+}
+
+int grequest_cancel(void* extra, int complete) {
+  auto* g = static_cast<FortranGrequest*>(extra);
+  MPI_Fint done = logical_out(complete), ierr = MPI_SUCCESS;
+  g->cancel(&g->extra, &done, &ierr);
+  return ierr;
+}
+
+}  // namespace
+
+XMSG_FORTRAN(void, grequest_start,
+             (FortranQuery * query_fn, FortranFree* free_fn, FortranCancel* cancel_fn, const MPI_Aint* extra_state,
+              MPI_Fint* request, MPI_Fint* ierr)) {
+  auto* g = new FortranGrequest{query_fn, free_fn, cancel_fn, *extra_state};
+  MPI_Request c = MPI_REQUEST_NULL;
+  *ierr = MPI_Grequest_start(grequest_query, grequest_free, grequest_cancel, g, &c);
+  if (*ierr != MPI_SUCCESS) {
+    delete g;
+    return;
+  }
+  *request = request_c2f(c);
+}
+XMSG_FORTRAN(void, grequest_complete, (const MPI_Fint* request, MPI_Fint* ierr)) {
+  bool ok = false;
+  MPI_Request c = request_f2c(*request, &ok);
+  *ierr = ok ? MPI_Grequest_complete(c) : bad_request("MPI_Grequest_complete", *request);
 }
