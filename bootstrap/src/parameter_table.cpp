@@ -185,6 +185,8 @@ constexpr std::array kTable = {
               "bytes of each receive and send buffer, header included (a multiple of 64)"},
     Parameter{"XMSG_VERBS_SEND_DEPTH", Integer, Verbs, "64", 4, 1 << 15, "", "entries",
               "send-queue entries per QP (send slots: twice this)"},
+    Parameter{"XMSG_VERBS_COMP_CHANNEL", Flag, Verbs, "on", 0, 0, "", "",
+              "a completion channel for the CQ, so the MPI progress thread sleeps on it (off: it sleeps its interval)"},
     Parameter{"XMSG_RXE_DEBUG", Flag, Verbs, "off", 0, 0, "", "",
               "the soft-RoCE XRC provider of tests/softroce traces its calls on stderr (guest only)"},
 

@@ -380,7 +380,7 @@ TEST(QueuePair, RunningOutOfQpsNamesTheDeviceAndThePeer) {
   }
   Device device = Device::open_default();
   ProtectionDomain pd{device};
-  CompletionQueue cq{device, 64};
+  CompletionQueue cq{device, 64, false};
   SharedReceiveQueue srq{pd, 16, 1024};
   std::vector<std::unique_ptr<QueuePair>> qps;
   std::string failure;
@@ -436,7 +436,7 @@ struct XrcResources {
       : device(Device::open_default()),
         job_dir("XMSG_JOB_TMPDIR", dir.path().string()),
         pd(device),
-        cq(device, cq_depth),
+        cq(device, cq_depth, false),
         xrcd(device, job, 0),
         srq(pd, xrcd, cq, 16, 1024) {}
   Device device;
@@ -525,7 +525,7 @@ struct RcLoopback {
   static constexpr bool kXrc = false;
   Device device = Device::open_default();
   ProtectionDomain pd{device};
-  CompletionQueue cq{device, 256};
+  CompletionQueue cq{device, 256, false};
   SharedReceiveQueue srq{pd, 16, 1024};
   std::unique_ptr<QueuePair> a = QueuePair::create_rc(pd, cq, srq, 32, "rank 1 (test peer b)");
   std::unique_ptr<QueuePair> b = QueuePair::create_rc(pd, cq, srq, 32, "rank 0 (test peer a)");

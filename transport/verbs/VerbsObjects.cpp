@@ -1,5 +1,7 @@
 #include "VerbsObjects.hpp"
 
+#include <fcntl.h>
+
 #include <cerrno>
 
 #include "Device.hpp"
@@ -16,17 +18,46 @@ ProtectionDomain::~ProtectionDomain() {
   if (pd_ != nullptr) ibv_dealloc_pd(pd_);
 }
 
-CompletionQueue::CompletionQueue(Device& device, int depth) : device_(device), depth_(depth) {
+CompletionQueue::CompletionQueue(Device& device, int depth, bool with_channel) : device_(device), depth_(depth) {
   if (depth < 1 || depth > device.attributes().max_cqe) {
     throw VerbsError("completion queue depth " + std::to_string(depth) + " is outside 1.." +
                      std::to_string(device.attributes().max_cqe) + " on " + device.label());
   }
-  cq_ = ibv_create_cq(device.context(), depth, nullptr, nullptr, 0);
+  // Without a channel (a device or provider that has none) the CQ is polled only.
+  channel_ = with_channel ? ibv_create_comp_channel(device.context()) : nullptr;
+  if (channel_ != nullptr) {
+    const int flags = ::fcntl(channel_->fd, F_GETFL);
+    if (flags < 0 || ::fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+      ibv_destroy_comp_channel(channel_);
+      channel_ = nullptr;
+    }
+  }
+  cq_ = ibv_create_cq(device.context(), depth, nullptr, channel_, 0);
+  if (cq_ == nullptr && channel_ != nullptr) {
+    ibv_destroy_comp_channel(channel_);
+    channel_ = nullptr;
+    cq_ = ibv_create_cq(device.context(), depth, nullptr, nullptr, 0);
+  }
   if (cq_ == nullptr) throw_verbs_error("ibv_create_cq depth " + std::to_string(depth), device.label(), errno);
 }
 
 CompletionQueue::~CompletionQueue() {
-  if (cq_ != nullptr) ibv_destroy_cq(cq_);
+  if (cq_ != nullptr) {
+    drain_events();
+    ibv_destroy_cq(cq_);
+  }
+  if (channel_ != nullptr) ibv_destroy_comp_channel(channel_);
+}
+
+bool CompletionQueue::arm() { return channel_ != nullptr && ibv_req_notify_cq(cq_, 0) == 0; }
+
+void CompletionQueue::drain_events() {
+  if (channel_ == nullptr) return;
+  unsigned taken = 0;
+  ibv_cq* cq = nullptr;
+  void* context = nullptr;
+  while (ibv_get_cq_event(channel_, &cq, &context) == 0) ++taken;  // EAGAIN ends it
+  if (taken > 0) ibv_ack_cq_events(cq_, taken);
 }
 
 int CompletionQueue::poll(std::span<ibv_wc> completions) {

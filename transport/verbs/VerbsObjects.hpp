@@ -27,9 +27,11 @@ class ProtectionDomain {
   ibv_pd* pd_ = nullptr;
 };
 
+// A CQ with, where the device gives one, a completion channel: a descriptor that turns readable
+// when a completion arrives after arm(), for a thread that sleeps outside progress().
 class CompletionQueue {
  public:
-  CompletionQueue(Device& device, int depth);
+  CompletionQueue(Device& device, int depth, bool with_channel);
   ~CompletionQueue();
   CompletionQueue(const CompletionQueue&) = delete;
   CompletionQueue& operator=(const CompletionQueue&) = delete;
@@ -37,9 +39,16 @@ class CompletionQueue {
   int depth() const { return depth_; }
   // Polls up to completions.size() entries; returns how many arrived. Throws on a CQ error.
   int poll(std::span<ibv_wc> completions);
+  // The channel's descriptor (non-blocking), or -1 without one.
+  int channel_fd() const { return channel_ ? channel_->fd : -1; }
+  // Asks for an event at the next completion (ibv_req_notify_cq); false when the device refused.
+  bool arm();
+  // Takes and acknowledges the events that arrived, without waiting.
+  void drain_events();
 
  private:
   Device& device_;
+  ibv_comp_channel* channel_ = nullptr;
   ibv_cq* cq_ = nullptr;
   int depth_ = 0;
 };

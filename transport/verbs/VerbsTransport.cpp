@@ -8,7 +8,9 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -88,7 +90,10 @@ VerbsTransport::VerbsTransport(bootstrap::Bootstrap& bootstrap, Device device, P
   limits_.validate();
 }
 
-VerbsTransport::~VerbsTransport() { teardown(); }
+VerbsTransport::~VerbsTransport() {
+  teardown();
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
 
 Capabilities VerbsTransport::capabilities() const {
   Capabilities caps;
@@ -216,7 +221,8 @@ void VerbsTransport::create_local_resources(std::size_t peer_count) {
     const int wanted_cq = limits_.srq_depth + send_slots + kMaxRdmaPosted + 16 + static_cast<int>(peer_count);
     const int cq_depth = std::min(wanted_cq, device_.attributes().max_cqe);
     probe_budget_ = std::max(0, static_cast<int>(peer_count) - (wanted_cq - cq_depth));
-    cq_ = std::make_unique<CompletionQueue>(device_, cq_depth);
+    cq_ = std::make_unique<CompletionQueue>(device_, cq_depth, params::flag("XMSG_VERBS_COMP_CHANNEL"));
+    if (cq_->channel_fd() >= 0) wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (mode_ == PlanMode::xrc) {
       xrcd_ = std::make_unique<XrcDomain>(device_, boot_.job_id(), my_node_);
       srq_ = std::make_unique<SharedReceiveQueue>(*pd_, *xrcd_, *cq_, limits_.srq_depth, limits_.eager_buffer_bytes);
@@ -779,8 +785,15 @@ int VerbsTransport::progress(MessageSink& sink) {
     probe_quiet_peers();
   }
 
+  if (armed_) {
+    // Whatever woke a waiter (or nothing) is taken: the next wait_fds() arms afresh.
+    armed_ = false;
+    cq_->drain_events();
+    std::uint64_t count = 0;
+    if (wake_fd_ >= 0) (void)!::read(wake_fd_, &count, sizeof count);
+  }
   ibv_wc wcs[kPollBatch];
-  const int n = cq_->poll(wcs);
+  const int n = poll_completions(wcs);
   for (int i = 0; i < n; ++i) {
     const ibv_wc& wc = wcs[i];
     const std::uint64_t kind = wc.wr_id >> kKindShift;
@@ -1076,7 +1089,7 @@ void VerbsTransport::disconnect() {
   const int send_slots = limits_.send_depth * 2;
   ibv_wc wcs[kPollBatch];
   while (cq_ && static_cast<int>(free_send_slots_.size()) < send_slots && std::chrono::steady_clock::now() < deadline) {
-    const int n = cq_->poll(wcs);
+    const int n = poll_completions(wcs);
     for (int i = 0; i < n; ++i) {
       const std::uint64_t kind = wcs[i].wr_id >> kKindShift;
       const std::uint64_t index = wcs[i].wr_id & kIndexMask;
@@ -1107,6 +1120,39 @@ void VerbsTransport::disconnect() {
   boot_.fence(false);
   teardown();
   connected_ = false;
+}
+
+int VerbsTransport::poll_completions(std::span<ibv_wc> completions) {
+  if (stashed_.empty()) return cq_->poll(completions);
+  const size_t n = std::min(completions.size(), stashed_.size());
+  std::copy_n(stashed_.begin(), n, completions.begin());
+  stashed_.erase(stashed_.begin(), stashed_.begin() + static_cast<std::ptrdiff_t>(n));
+  return static_cast<int>(n);
+}
+
+// A waiter outside progress() (the MPI progress thread) sleeps on the completion channel: the
+// CQ is armed here, once per progress() (ibv_req_notify_cq is a system call on soft-RoCE, too
+// dear for every progress()). A completion that arrived before the arm raises no event, so the
+// CQ is polled once right after it: what that finds is kept for the next progress() and the
+// eventfd is made readable, so the waiter wakes at once. Connection requests (lazy wire-up)
+// wake nobody: the waiter's interval bounds them.
+size_t VerbsTransport::wait_fds(std::span<int> fds) const {
+  if (!cq_ || cq_->channel_fd() < 0 || wake_fd_ < 0 || fds.size() < 2) return 0;
+  if (!armed_) {
+    cq_->drain_events();
+    if (!cq_->arm()) return 0;
+    armed_ = true;
+    ibv_wc wcs[kPollBatch];
+    const int n = cq_->poll(wcs);
+    if (n > 0) {
+      stashed_.insert(stashed_.end(), wcs, wcs + n);
+      const std::uint64_t one = 1;
+      (void)!::write(wake_fd_, &one, sizeof one);
+    }
+  }
+  fds[0] = cq_->channel_fd();
+  fds[1] = wake_fd_;
+  return 2;
 }
 
 void VerbsTransport::teardown() {

@@ -70,6 +70,9 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   bool try_send_packed(int peer, const xmsg::transport::WireHeader& header, size_t n,
                        xmsg::transport::PayloadWriter& writer) override;
   int progress(xmsg::transport::MessageSink& sink) override;
+  // The CQ's completion channel and a wake-up eventfd; arms the CQ on the first call after a
+  // progress() (see wait_fds in the .cpp).
+  size_t wait_fds(std::span<int> fds) const override;
   xmsg::transport::MemoryHandle expose(const void* buffer, size_t length,
                                        xmsg::transport::Access access = xmsg::transport::Access::read) override;
   void release(const xmsg::transport::MemoryHandle& handle,
@@ -176,6 +179,8 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   void on_rdma_completion(std::uint64_t op_id, const ibv_wc& wc, xmsg::transport::MessageSink* sink);
   void finish_rdma_chunk(std::uint64_t op_id, bool ok, const std::string& reason);
   void teardown();
+  // Up to completions.size() completions: those wait_fds() polled first, then the CQ's.
+  int poll_completions(std::span<ibv_wc> completions);
   void drain_async_events(xmsg::transport::MessageSink& sink);
   void probe_quiet_peers();
 
@@ -194,6 +199,11 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   std::vector<std::byte> send_slab_;
   std::unique_ptr<MemoryRegion> send_mr_;
   std::unique_ptr<CompletionQueue> cq_;
+  // wait_fds(): whether the CQ is armed since the last progress(), the completions it polled
+  // while arming (progress() takes them first), and the eventfd it makes readable for them.
+  mutable bool armed_ = false;
+  mutable std::vector<ibv_wc> stashed_;
+  int wake_fd_ = -1;
   std::unique_ptr<XrcDomain> xrcd_;  // XRC only
   std::unique_ptr<SharedReceiveQueue> srq_;
   std::vector<QpState> qps_;  // eager: in ConnectionPlan::qps_of(rank) order; lazy: as created
