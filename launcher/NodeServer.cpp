@@ -534,6 +534,29 @@ void NodeServer::note_rank_crash(int rank, int status) {
                node_, plan_.hostnames[node_].c_str(), rank, WTERMSIG(status), g_as_limit_kb);
 }
 
+// A process's state letter and parent from /proc/<pid>/stat (state 0: no such process).
+struct ProcStat {
+  char state = 0;
+  pid_t ppid = 0;
+};
+static ProcStat proc_stat(pid_t pid) {
+  ProcStat st;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE* f = std::fopen(path, "r");
+  if (!f) return st;
+  char line[1024];
+  const size_t n = std::fread(line, 1, sizeof line - 1, f);
+  std::fclose(f);
+  line[n] = '\0';
+  // The command may hold spaces and parentheses: the fields start after the last ')'.
+  const char* close_paren = std::strrchr(line, ')');
+  int ppid = 0;
+  char state = 0;
+  if (close_paren && std::sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2) st = ProcStat{state, ppid};
+  return st;
+}
+
 // OpenPMIx 4.2 (lost_connection in ptl_base_sendrecv.c) completes a fence of this node's
 // ranks (one whose participants are all local: it never reaches our fence upcall) each time a
 // participant's connection closes and the rest have called in, without marking it done; when
@@ -578,17 +601,8 @@ void NodeServer::hold_ranks() {
     reap();
     bool moving = false;
     for (const auto& [pid, rank] : alive_) {
-      char path[64];
-      std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-      FILE* f = std::fopen(path, "r");
-      if (!f) continue;
-      char line[1024];
-      const size_t n = std::fread(line, 1, sizeof line - 1, f);
-      std::fclose(f);
-      line[n] = '\0';
-      const char* close_paren = std::strrchr(line, ')');  // the state follows the command
-      char state = 0;
-      if (close_paren && std::sscanf(close_paren + 1, " %c", &state) == 1 && state != 'T' && state != 't') {
+      const ProcStat st = proc_stat(pid);
+      if (st.state != 0 && st.state != 'T' && st.state != 't') {
         moving = true;  // not yet stopped, or exiting (a zombie not yet reaped)
         break;
       }
@@ -629,18 +643,7 @@ static std::vector<pid_t> orphans_of(pid_t self) {
   while (dirent* e = proc ? ::readdir(proc) : nullptr) {
     const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
     if (pid <= 0) continue;
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-    FILE* f = std::fopen(path, "r");
-    if (!f) continue;
-    char line[512];
-    const size_t n = std::fread(line, 1, sizeof line - 1, f);
-    std::fclose(f);
-    line[n] = '\0';
-    const char* close_paren = std::strrchr(line, ')');
-    int ppid = 0;
-    char state = 0;
-    if (close_paren && std::sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == self) out.push_back(pid);
+    if (proc_stat(pid).ppid == self) out.push_back(pid);
   }
   if (proc) ::closedir(proc);
   return out;

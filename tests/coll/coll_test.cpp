@@ -695,30 +695,39 @@ TEST(Alltoall, CountsAcrossAlgorithmsAndInPlace) {
   }
 }
 
+// One alltoallv where rank s sends amount(s, d) ints to rank d, with gaps between the blocks
+// (send_gap / recv_gap ints) so a block that lands in the wrong place shows; every int says
+// where it came from and where it went. A value test, no reference collective.
+template <class Amount>
+void check_alltoallv(const TestComm& c, Amount amount, int64_t send_gap, int64_t recv_gap, int from_scale, int to_scale,
+                     const std::string& what) {
+  std::vector<int64_t> scounts(c.size), sdispls(c.size), rcounts(c.size), rdispls(c.size);
+  int64_t soff = 0, roff = 0;
+  for (int p = 0; p < c.size; ++p) {
+    scounts[p] = amount(c.rank, p);
+    sdispls[p] = soff;
+    soff += scounts[p] + send_gap;
+    rcounts[p] = amount(p, c.rank);
+    rdispls[p] = roff;
+    roff += rcounts[p] + recv_gap;
+  }
+  std::vector<int> send(soff, -5), got(roff, -9), want(roff, -9);
+  for (int p = 0; p < c.size; ++p) {
+    for (int64_t i = 0; i < scounts[p]; ++i) send[sdispls[p] + i] = c.rank * from_scale + p * to_scale + static_cast<int>(i);
+    for (int64_t i = 0; i < rcounts[p]; ++i) want[rdispls[p] + i] = p * from_scale + c.rank * to_scale + static_cast<int>(i);
+  }
+  EXPECT_TRUE(ok(xmsg_alltoallv(send.data(), scounts.data(), sdispls.data(), XMSG_INT, got.data(), rcounts.data(),
+                                rdispls.data(), XMSG_INT, c.handle)))
+      << c.name;
+  EXPECT_TRUE(same_arrays(got.data(), want.data(), roff)) << where(c, what);
+}
+
 TEST(Alltoall, VariableCounts) {
   for (const auto& c : g_comms) {
     for (int variant = 0; variant < 3; ++variant) {
       // Rank s sends (s + 2 * d + variant) % 4 * 3 ints to rank d (zeros included).
       auto amount = [&](int s, int d) { return static_cast<int64_t>(((s + 2 * d + variant) % 4) * 3); };
-      std::vector<int64_t> scounts(c.size), sdispls(c.size), rcounts(c.size), rdispls(c.size);
-      int64_t soff = 0, roff = 0;
-      for (int p = 0; p < c.size; ++p) {
-        scounts[p] = amount(c.rank, p);
-        sdispls[p] = soff;
-        soff += scounts[p] + 1;
-        rcounts[p] = amount(p, c.rank);
-        rdispls[p] = roff;
-        roff += rcounts[p] + 2;
-      }
-      std::vector<int> send(soff, -5), got(roff, -9), want(roff, -9);
-      for (int p = 0; p < c.size; ++p) {
-        for (int64_t i = 0; i < scounts[p]; ++i) send[sdispls[p] + i] = c.rank * 10000 + p * 100 + static_cast<int>(i);
-        for (int64_t i = 0; i < rcounts[p]; ++i) want[rdispls[p] + i] = p * 10000 + c.rank * 100 + static_cast<int>(i);
-      }
-      EXPECT_TRUE(ok(xmsg_alltoallv(send.data(), scounts.data(), sdispls.data(), XMSG_INT, got.data(), rcounts.data(),
-                                    rdispls.data(), XMSG_INT, c.handle)))
-          << c.name;
-      EXPECT_TRUE(same_arrays(got.data(), want.data(), roff)) << where(c, "alltoallv variant " + std::to_string(variant));
+      check_alltoallv(c, amount, 1, 2, 10000, 100, "alltoallv variant " + std::to_string(variant));
     }
     // Writers of every size side by side (on one node each writer picks its own way per call:
     // its slot, point-to-point messages, single copy): ranks send 40000, 3000 or 5 ints (+ d)
@@ -728,50 +737,12 @@ TEST(Alltoall, VariableCounts) {
         static constexpr int64_t kBase[3] = {40000, 3000, 5};
         return kBase[(s + variant) % 3] + d;
       };
-      std::vector<int64_t> scounts(c.size), sdispls(c.size), rcounts(c.size), rdispls(c.size);
-      int64_t soff = 0, roff = 0;
-      for (int p = 0; p < c.size; ++p) {
-        scounts[p] = amount(c.rank, p);
-        sdispls[p] = soff;
-        soff += scounts[p] + 3;
-        rcounts[p] = amount(p, c.rank);
-        rdispls[p] = roff;
-        roff += rcounts[p] + 1;
-      }
-      std::vector<int> send(soff, -5), got(roff, -9), want(roff, -9);
-      for (int p = 0; p < c.size; ++p) {
-        for (int64_t i = 0; i < scounts[p]; ++i) send[sdispls[p] + i] = c.rank * 100000 + p * 5000 + static_cast<int>(i);
-        for (int64_t i = 0; i < rcounts[p]; ++i) want[rdispls[p] + i] = p * 100000 + c.rank * 5000 + static_cast<int>(i);
-      }
-      EXPECT_TRUE(ok(xmsg_alltoallv(send.data(), scounts.data(), sdispls.data(), XMSG_INT, got.data(), rcounts.data(),
-                                    rdispls.data(), XMSG_INT, c.handle)))
-          << c.name;
-      EXPECT_TRUE(same_arrays(got.data(), want.data(), roff)) << where(c, "alltoallv large/small writers " + std::to_string(variant));
+      check_alltoallv(c, amount, 3, 1, 100000, 5000, "alltoallv large/small writers " + std::to_string(variant));
     }
     // Ranks 0 and 1 exchange 40000 ints (+ d) both ways, every other pair 5: off the one-node
     // path ranks 0 and 1 take the pairwise form and the others the linear one, in one call.
-    {
-      auto amount = [&](int s, int d) { return (s < 2 && d < 2 ? int64_t{40000} : int64_t{5}) + d; };
-      std::vector<int64_t> scounts(c.size), sdispls(c.size), rcounts(c.size), rdispls(c.size);
-      int64_t soff = 0, roff = 0;
-      for (int p = 0; p < c.size; ++p) {
-        scounts[p] = amount(c.rank, p);
-        sdispls[p] = soff;
-        soff += scounts[p] + 2;
-        rcounts[p] = amount(p, c.rank);
-        rdispls[p] = roff;
-        roff += rcounts[p] + 1;
-      }
-      std::vector<int> send(soff, -5), got(roff, -9), want(roff, -9);
-      for (int p = 0; p < c.size; ++p) {
-        for (int64_t i = 0; i < scounts[p]; ++i) send[sdispls[p] + i] = c.rank * 100000 + p * 5000 + static_cast<int>(i);
-        for (int64_t i = 0; i < rcounts[p]; ++i) want[rdispls[p] + i] = p * 100000 + c.rank * 5000 + static_cast<int>(i);
-      }
-      EXPECT_TRUE(ok(xmsg_alltoallv(send.data(), scounts.data(), sdispls.data(), XMSG_INT, got.data(), rcounts.data(),
-                                    rdispls.data(), XMSG_INT, c.handle)))
-          << c.name;
-      EXPECT_TRUE(same_arrays(got.data(), want.data(), roff)) << where(c, "alltoallv two large ranks");
-    }
+    check_alltoallv(c, [](int s, int d) { return (s < 2 && d < 2 ? int64_t{40000} : int64_t{5}) + d; }, 2, 1, 100000,
+                    5000, "alltoallv two large ranks");
     // In place: same counts both ways (symmetric amount).
     std::vector<int64_t> counts(c.size), displs(c.size);
     int64_t off = 0;
