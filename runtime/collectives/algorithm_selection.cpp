@@ -324,6 +324,12 @@ int run_reduce_scatter(const Comm& c, const void* sendbuf, void* recvbuf, const 
   return XMSG_SUCCESS;
 }
 
+// The table's rule for the point-to-point forms of alltoall and alltoallv: linear (every send
+// and receive posted at once) below ALLTOALL_LARGE, or oversubscribed up to ALLTOALL_FLAT_MAX.
+static bool alltoall_linear_for(int64_t block) {
+  return block < thresholds().alltoall_large || (oversubscribed() && block <= thresholds().alltoall_flat_max);
+}
+
 int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,
                   const int64_t* rcounts, const int64_t* rdispls) {
   // Traced with the largest block received, what the OSU-style tables call the size (found only
@@ -341,8 +347,7 @@ int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, co
   // each other), by the alltoall table's rule applied to its largest block either way.
   const int64_t own_largest = std::max(*std::max_element(scounts, scounts + c.size),
                                        *std::max_element(rcounts, rcounts + c.size));
-  if (own_largest < thresholds().alltoall_large ||
-      (oversubscribed() && own_largest <= thresholds().alltoall_flat_max))
+  if (alltoall_linear_for(own_largest))
     return traced(c, "alltoallv", "linear", largest) +
            alltoallv_linear(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
   return traced(c, "alltoallv", "pairwise", largest) +
@@ -361,7 +366,7 @@ int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t bloc
   PostedSize posted(node_shm(c), c, block, "xmsg_alltoall");  // as in run_bcast
   if (block <= thresholds().alltoall_small && c.size >= thresholds().alltoall_bruck_ranks && !oversubscribed())
     return traced(c, "alltoall", "bruck", block) + alltoall_bruck(c, sendbuf, recvbuf, block);
-  if (block < thresholds().alltoall_large || (oversubscribed() && block <= thresholds().alltoall_flat_max))
+  if (alltoall_linear_for(block))
     return traced(c, "alltoall", "linear", block) + alltoall_linear(c, sendbuf, recvbuf, block);
   return traced(c, "alltoall", "pairwise", block) + alltoall_pairwise(c, sendbuf, recvbuf, block);
 }
