@@ -41,6 +41,8 @@ constexpr std::array kTable = {
 
     Parameter{"XMSG_RMA_REMOTE", Flag, Runtime, "on", 0, 0, "", "",
               "puts and gets on windows across nodes are the transports' one-sided writes and reads where they have them (RDMA over verbs, CMA inside a node); off: messages served by the target"},
+    Parameter{"XMSG_RMA_DEVICE_ATOMICS", Flag, Runtime, "on", 0, 0, "", "",
+              "on windows across nodes whose every rank reaches every rank (itself by loopback) with device atomics (verbs), accumulate-class operations on 64-bit integers are the device's fetch-and-add and compare-and-swap; off: the target applies them"},
     Parameter{"XMSG_PROGRESS_THREAD", Flag, Runtime, "on", 0, 0, "", "",
               "MPI: while non-blocking collectives, freed requests or windows that need the target's help are in flight, a helper thread moves them on whenever the rank is outside MPI (off: only inside MPI calls)"},
     Parameter{"XMSG_THREAD_MULTIPLE", Flag, Runtime, "on", 0, 0, "", "",

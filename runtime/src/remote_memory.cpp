@@ -1,8 +1,8 @@
 // One-sided access to peers' memory for the MPI layer's windows (xmsg_internal.h,
 // xmsgi_remote_*): the transports' expose / read_remote / write_remote, offered only where a
 // transport advertises both remote_read and remote_write, since then neither needs the peer's
-// CPU (CMA, RDMA). The runtime's part is choosing the transport per peer and counting
-// completions; docs/rma.md says how windows use it.
+// CPU (CMA, RDMA), and atomic_remote where it advertises remote_atomics. The runtime's part is
+// choosing the transport per peer and counting completions; docs/rma.md says how windows use it.
 #include "World.hpp"
 #include "xmsg_internal.h"
 
@@ -55,6 +55,15 @@ int resolve(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, const cha
     return xmsgi_error(XMSG_ERR_ARG, "%s: rank %d cannot be reached one-sidedly (no transport with remote "
                                              "read and write exposed its memory)", func, rank);
   return XMSG_SUCCESS;
+}
+
+// The transport whose device atomics reach world rank `peer` (itself and ranks another
+// transport carries included) and that exposed the memory `keys` describe.
+transport::Transport* atomics_transport(int peer, const xmsgi_remote_keys* keys) {
+  for (transport::Transport* t : World::current->active_transports())
+    if (t->capabilities().remote_atomics && one_sided(t) && t->atomics_reach(peer) && slot_for(keys, t->name()))
+      return t;
+  return nullptr;
 }
 
 }  // namespace
@@ -128,4 +137,33 @@ int xmsgi_remote_write(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys
 int xmsgi_remote_read(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset, void* dst,
                       uint64_t n, xmsgi_remote_done* done) {
   return transfer(comm, rank, keys, offset, false, dst, n, done, "xmsgi_remote_read");
+}
+
+int xmsgi_remote_atomics(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys) {
+  if (!World::current || keys == nullptr || !xmsg::params::flag("XMSG_RMA_DEVICE_ATOMICS")) return 0;
+  const xmsg::rt::Comm* c = World::current->comm(comm);
+  if (c == nullptr || rank < 0 || rank >= static_cast<int>(c->world_of.size())) return 0;
+  return atomics_transport(c->world_of[static_cast<size_t>(rank)], keys) != nullptr ? 1 : 0;
+}
+
+int xmsgi_remote_atomic(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset,
+                        int compare_swap, uint64_t operand, uint64_t compare, uint64_t* result,
+                        xmsgi_remote_done* done) {
+  const char* func = "xmsgi_remote_atomic";
+  if (!World::current) return xmsgi_error(XMSG_ERR_NOT_INITIALIZED, "%s: library not initialised", func);
+  if (!xmsgi_remote_atomics(comm, rank, keys))
+    return xmsgi_error(XMSG_ERR_ARG, "%s: rank %d is not reached by a transport with device atomics", func, rank);
+  if (done == nullptr || result == nullptr)
+    return xmsgi_error(XMSG_ERR_ARG, "%s: %s is NULL", func, done == nullptr ? "done" : "result");
+  const int peer = World::current->comm(comm)->world_of[static_cast<size_t>(rank)];
+  transport::Transport* t = atomics_transport(peer, keys);
+  const xmsgi_remote_key* k = slot_for(keys, t->name());
+  return xmsgi_guard(func, [&] {
+    auto* completion = new Completion(done);
+    ++done->pending;
+    t->atomic_remote(peer, {k->address, k->length, k->key}, offset,
+                     compare_swap ? transport::RemoteAtomic::compare_swap : transport::RemoteAtomic::fetch_add,
+                     operand, compare, result, *completion);
+    return XMSG_SUCCESS;
+  });
 }

@@ -26,6 +26,13 @@
 //               changes nothing; without the capability every read fails with a reason
 //     write     remote_write: the same for writes into the peers' exposed buffers, the bytes
 //               between the written ranges and past the exposed length untouched
+//     atomics   remote_atomics: every rank applies fetch-and-add to one counter of every peer's
+//               exposed buffer and of its own (loopback), and compare-and-swap to a word of its
+//               own there (the first finds 0 and swaps, a second with the old compare fails and
+//               returns the swapped value); the counter ends at the exact total, the values each
+//               rank fetched are distinct, an unaligned word and one past the exposed length are
+//               refused with a reason; without the capability every atomic fails with a reason
+//               and changes nothing
 //     drain     output_pending(): a rank that floods a peer, progresses until output_pending()
 //               is false and then stops (a plain fence) must have delivered everything; then
 //               every rank calls disconnect()
@@ -232,6 +239,7 @@ class Contract {
   void peek();
   void read();
   void write();
+  void atomics();
   void drain();
   void failure();
 
@@ -612,6 +620,95 @@ void Contract::write() {
                          : "write OK (not advertised: every write refused with a reason)");
 }
 
+void Contract::atomics() {
+  constexpr int kAdds = 50;
+  constexpr uint64_t kGuardWord = 0x5a5a5a5a5a5a5a5aull, kSwapped = 1000;
+  const size_t words_exposed = static_cast<size_t>(boot_.size()) + 1;  // the counter, a word per rank
+  std::vector<uint64_t> words(words_exposed + 1, 0);
+  words.back() = kGuardWord;
+  const transport::MemoryHandle mine =
+      t_.expose(words.data(), words_exposed * sizeof(uint64_t), transport::Access::read_write);
+  auto handles = exchange_handles("contract.atomics", mine);
+  handles[rank_] = mine;
+  std::vector<int> targets = peers_;
+  targets.push_back(rank_);  // itself: by loopback where the transport has atomics
+  struct Op {
+    std::string what;
+    Completion done;
+    uint64_t result = ~0ull;
+    bool refused = false;  // must fail even where atomics are advertised
+  };
+  std::vector<std::unique_ptr<Op>> ops;
+  auto start = [&](int p, uint64_t offset, transport::RemoteAtomic kind, uint64_t operand, uint64_t compare,
+                   std::string what, bool refused) {
+    ops.push_back(std::make_unique<Op>());
+    Op& op = *ops.back();
+    op.what = std::move(what) + " on rank " + std::to_string(p);
+    op.refused = refused;
+    t_.atomic_remote(p, handles[p], offset, kind, operand, compare, &op.result, op.done);
+  };
+  const uint64_t own_word = sizeof(uint64_t) * (1 + static_cast<uint64_t>(rank_));
+  for (int p : targets) {
+    for (int i = 0; i < kAdds; ++i)
+      start(p, 0, transport::RemoteAtomic::fetch_add, 1, 0, "fetch-and-add " + std::to_string(i), false);
+    start(p, own_word, transport::RemoteAtomic::compare_swap, kSwapped + static_cast<uint64_t>(rank_), 0,
+          "compare-and-swap of 0", false);
+    start(p, 4, transport::RemoteAtomic::fetch_add, 1, 0, "fetch-and-add at the unaligned offset 4", true);
+    start(p, words_exposed * sizeof(uint64_t), transport::RemoteAtomic::fetch_add, 1, 0,
+          "fetch-and-add past the exposed length", true);
+  }
+  auto all_done = [&] { return std::all_of(ops.begin(), ops.end(), [](const auto& o) { return o->done.done; }); };
+  progress_until(all_done, "remote atomics to complete");
+  const size_t first_round = ops.size();
+  // After its own swap completed: a second with the old compare must fail and show the swap.
+  for (int p : targets)
+    start(p, own_word, transport::RemoteAtomic::compare_swap, 7, 0, "second compare-and-swap of 0", false);
+  progress_until(all_done, "remote atomics to complete");
+  std::map<int, std::vector<uint64_t>> fetched;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = *ops[i];
+    check(op.done.calls == 1, op.what + ": completion called " + std::to_string(op.done.calls) + " times");
+    if (!caps_.remote_atomics || op.refused) {
+      check(!op.done.ok && !op.done.reason.empty(),
+            op.what + (caps_.remote_atomics ? " succeeded" : " succeeded although remote_atomics is not advertised") +
+                " or failed without a reason");
+      continue;
+    }
+    check(op.done.ok, op.what + " failed: " + op.done.reason);
+  }
+  if (caps_.remote_atomics) {
+    size_t at = 0;
+    for (int p : targets) {
+      for (int i = 0; i < kAdds; ++i) fetched[p].push_back(ops[at++]->result);
+      check(ops[at]->result == 0, ops[at]->what + " found " + str(ops[at]->result) + ", not 0");
+      at += 3;
+    }
+    for (size_t i = first_round; i < ops.size(); ++i)
+      check(ops[i]->result == kSwapped + static_cast<uint64_t>(rank_),
+            ops[i]->what + " found " + str(ops[i]->result) + ", not the first one's swap");
+    for (auto& [p, values] : fetched) {
+      std::sort(values.begin(), values.end());
+      check(std::adjacent_find(values.begin(), values.end()) == values.end(),
+            "fetch-and-add on rank " + std::to_string(p) + " returned one old value twice");
+    }
+  }
+  progress_fence();  // every rank's atomics on this rank's words are complete
+  const uint64_t adders = peers_.size() + 1;
+  check(words[0] == (caps_.remote_atomics ? adders * kAdds : 0),
+        "the counter holds " + str(words[0]) + ", expected " + str(caps_.remote_atomics ? adders * kAdds : 0));
+  for (int p : targets) {
+    const uint64_t want = caps_.remote_atomics ? kSwapped + static_cast<uint64_t>(p) : 0;
+    check(words[1 + static_cast<size_t>(p)] == want, "rank " + std::to_string(p) + "'s word holds " +
+                                                         str(words[1 + static_cast<size_t>(p)]) + ", expected " + str(want));
+  }
+  check(words.back() == kGuardWord, "an atomic changed the word past the exposed length");
+  progress_fence();
+  t_.release(mine, transport::Access::read_write);
+  say(caps_.remote_atomics ? "atomics OK (" + str(ops.size()) + " atomics, the counter at " + str(words[0]) +
+                                 ", unaligned and past the end refused)"
+                           : "atomics OK (not advertised: every atomic refused with a reason)");
+}
+
 void Contract::drain() {
   uint64_t sent = 0;
   if (int to = pair_receiver(); to >= 0) {
@@ -737,6 +834,7 @@ int main(int argc, char** argv) {
     contract.peek();
     contract.read();
     contract.write();
+    contract.atomics();
     contract.drain();
   }
   if (boot->rank() == 0) std::printf("xmsg_transport_contract %s: contract OK\n", g_transport.c_str());

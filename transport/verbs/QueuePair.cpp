@@ -124,7 +124,9 @@ void QueuePair::to_init() {
   attr.qp_state = IBV_QPS_INIT;
   attr.pkey_index = 0;
   attr.port_num = device_.address().port;
-  attr.qp_access_flags = kind_ == QpKind::xrc_ini ? 0 : (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+  // Remote atomics where the device has them: a window's fetch-and-op arrives on this QP.
+  const int atomic = device_.attributes().atomic_cap != IBV_ATOMIC_NONE ? IBV_ACCESS_REMOTE_ATOMIC : 0;
+  attr.qp_access_flags = kind_ == QpKind::xrc_ini ? 0 : (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | atomic);
   const int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
   if (int rc = ibv_modify_qp(qp_, &attr, mask); rc != 0) fail("moving to INIT", rc);
 }

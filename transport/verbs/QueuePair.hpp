@@ -1,7 +1,7 @@
 // QueuePair: one RC, XRC INI (send only) or XRC TGT (receive only) queue pair and its state
 // transitions RESET -> INIT -> RTR (-> RTS). The attributes per state follow the table in the
 // project's XRC notes:
-//   INIT: STATE, PKEY_INDEX, PORT, ACCESS_FLAGS (RC and TGT: remote read/write; INI: none)
+//   INIT: STATE, PKEY_INDEX, PORT, ACCESS_FLAGS (RC and TGT: remote read/write, and atomic where the device has atomics; INI: none)
 //   RTR:  STATE, AV, PATH_MTU, DEST_QPN, RQ_PSN (+ MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER for RC, TGT)
 //   RTS:  STATE, TIMEOUT, SQ_PSN, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC (RC and INI; a TGT stays
 //         in RTR)

@@ -99,6 +99,7 @@ Capabilities VerbsTransport::capabilities() const {
   Capabilities caps;
   caps.remote_read = true;
   caps.remote_write = true;
+  caps.remote_atomics = atomics();
   caps.max_eager_payload = limits_.eager_buffer_bytes - sizeof(WireHeader);
   return caps;
 }
@@ -355,7 +356,7 @@ void VerbsTransport::connect_lazy(std::span<const int> peers) {
   }
 }
 
-const WireUpCard* VerbsTransport::card_of(int peer, std::string& error) {
+const WireUpCard* VerbsTransport::card_of(int peer, std::string& error, bool same_node) {
   if (auto it = cards_.find(peer); it != cards_.end()) return &it->second;
   try {
     const WireUpCard card = WireUpCard::decode(boot_.get(peer, kWireUpCardKey), peer);
@@ -364,7 +365,7 @@ const WireUpCard* VerbsTransport::card_of(int peer, std::string& error) {
               std::to_string(rank_) + " in " + std::string(to_string(mode_)) + " (mixed devices or XMSG_VERBS_MODE?)";
       return nullptr;
     }
-    if (static_cast<int>(card.node) == my_node_) {
+    if (static_cast<int>(card.node) == my_node_ && !same_node) {
       error = "it shares node " + std::to_string(my_node_) + " with rank " + std::to_string(rank_) +
               "; set XMSG_TRANSPORTS=verbs,... to carry same-node pairs over verbs";
       return nullptr;
@@ -491,7 +492,9 @@ ConnectionMessage VerbsTransport::on_request(const ConnectionMessage& request) {
   if (request.cookie != cookie_) return reject(ConnectionReject::bad_cookie);
   if (static_cast<int>(request.to_rank) != rank_) return reject(ConnectionReject::wrong_rank);
   if (request.mode != static_cast<std::uint8_t>(mode_)) return reject(ConnectionReject::wrong_mode);
-  if (from < 0 || from >= static_cast<int>(is_peer_.size()) || !is_peer_[static_cast<std::size_t>(from)]) {
+  // A rank of this node may ask too (RC): for atomics on this rank's windows (atomics_route).
+  if (from < 0 || from >= static_cast<int>(is_peer_.size()) ||
+      (!is_peer_[static_cast<std::size_t>(from)] && static_cast<int>(request.from_node) != my_node_)) {
     return reject(ConnectionReject::not_a_peer);
   }
   const std::string who = "rank " + std::to_string(from) + " (node " + std::to_string(request.from_node) + ")";
@@ -844,6 +847,7 @@ void VerbsTransport::probe_quiet_peers() {
   if (now - last_probe_round_ < kProbeInterval) return;
   last_probe_round_ = now;
   for (auto& [peer, route] : routes_) {
+    if (peer == rank_) continue;  // the loopback for atomics
     auto& heard = heard_[static_cast<std::size_t>(peer)];
     if (heard) {
       heard = 0;
@@ -913,10 +917,12 @@ void VerbsTransport::drain_async_events(MessageSink& sink) {
 }
 
 namespace {
-// Registration access of an exposed buffer. Remote writes need local write too (verbs rule).
-int access_flags(xmsg::transport::Access access) {
+// Registration access of an exposed buffer. Remote writes need local write too (verbs rule);
+// memory peers write may also take their atomics, where the device has them.
+int access_flags(xmsg::transport::Access access, bool atomics) {
   return access == xmsg::transport::Access::read_write
-             ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE
+             ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+                   (atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0)
              : IBV_ACCESS_REMOTE_READ;
 }
 }  // namespace
@@ -925,7 +931,7 @@ MemoryHandle VerbsTransport::expose(const void* buffer, size_t length, xmsg::tra
   MemoryHandle handle{reinterpret_cast<std::uint64_t>(buffer), length, 0};
   if (length == 0) return handle;
   try {
-    handle.key = registrations_->acquire(buffer, length, access_flags(access)).rkey();
+    handle.key = registrations_->acquire(buffer, length, access_flags(access, atomics())).rkey();
   } catch (const VerbsError& e) {
     throw TransportError(std::string("verbs: rank ") + std::to_string(rank_) + " cannot expose its buffer: " + e.what());
   }
@@ -934,29 +940,126 @@ MemoryHandle VerbsTransport::expose(const void* buffer, size_t length, xmsg::tra
 
 void VerbsTransport::release(const MemoryHandle& handle, xmsg::transport::Access access) {
   if (handle.length == 0) return;
-  registrations_->release(reinterpret_cast<const void*>(handle.address), handle.length, access_flags(access));
+  registrations_->release(reinterpret_cast<const void*>(handle.address), handle.length, access_flags(access, atomics()));
 }
 
 void VerbsTransport::read_remote(int peer, const MemoryHandle& source, uint64_t offset, std::span<std::byte> dst,
                                  ReadCompletion& done) {
-  start_rdma(peer, source, offset, dst.data(), dst.size(), false, done);
+  start_rdma(peer, source, offset, dst.data(), dst.size(), {IBV_WR_RDMA_READ}, done);
 }
 
 void VerbsTransport::write_remote(int peer, const MemoryHandle& destination, uint64_t offset,
                                   std::span<const std::byte> src, ReadCompletion& done) {
-  start_rdma(peer, destination, offset, const_cast<std::byte*>(src.data()), src.size(), true, done);
+  start_rdma(peer, destination, offset, const_cast<std::byte*>(src.data()), src.size(), {IBV_WR_RDMA_WRITE}, done);
+}
+
+void VerbsTransport::atomic_remote(int peer, const MemoryHandle& target, uint64_t offset,
+                                   xmsg::transport::RemoteAtomic op, uint64_t operand, uint64_t compare,
+                                   uint64_t* result, ReadCompletion& done) {
+  if (!atomics()) {
+    done.on_read_done(false, "verbs: " + device_.label() + " has no atomics (atomic_cap NONE)");
+    return;
+  }
+  if ((target.address + offset) % sizeof(std::uint64_t) != 0) {
+    done.on_read_done(false, "verbs: an atomic at offset " + std::to_string(offset) + " of what " + peer_label(peer) +
+                                 " exposed is not 8-byte aligned");
+    return;
+  }
+  const bool add = op == xmsg::transport::RemoteAtomic::fetch_add;
+  const RdmaWork work{add ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP, add ? operand : compare,
+                      add ? 0 : operand};
+  start_rdma(peer, target, offset, reinterpret_cast<std::byte*>(result), sizeof(std::uint64_t), work, done);
+}
+
+VerbsTransport::Route* VerbsTransport::loopback_route() {
+  if (auto it = routes_.find(rank_); it != routes_.end()) return &it->second;
+  Route route;
+  route.node = my_node_;
+  try {
+    const std::string label = "itself (rank " + std::to_string(rank_) + ", loopback for atomics)";
+    const PortAddress& address = device_.address();
+    RemoteEndpoint self;
+    self.lid = address.lid;
+    self.gid = address.gid;
+    self.path_mtu = address.path_mtu;
+    if (mode_ == PlanMode::xrc) {
+      // An INI QP to a TGT QP of this rank's own domain, naming its own SRQ (an RC QP cannot
+      // take an XRC SRQ).
+      std::unique_ptr<QueuePair> ini = QueuePair::create_xrc_ini(*pd_, *cq_, limits_.send_depth, label);
+      std::unique_ptr<QueuePair> tgt = QueuePair::create_xrc_tgt(*xrcd_, label);
+      self.qpn = tgt->qpn();
+      self.psn = tgt->psn();
+      ini->connect(self);
+      self.qpn = ini->qpn();
+      self.psn = ini->psn();
+      tgt->connect(self);
+      route.remote_srqn = srq_->srq_num();
+      route.qp_index = add_qp(std::move(ini));
+      add_qp(std::move(tgt));
+    } else {
+      std::unique_ptr<QueuePair> qp = QueuePair::create_rc(*pd_, *cq_, *srq_, limits_.send_depth, label);
+      self.qpn = qp->qpn();
+      self.psn = qp->psn();
+      qp->connect(self);
+      route.qp_index = add_qp(std::move(qp));
+    }
+  } catch (const VerbsError& e) {
+    route.qp_index = add_failed_link(e.what());
+    route.failed = true;
+  }
+  return &(routes_[rank_] = route);
+}
+
+bool VerbsTransport::atomics_reach(int peer) const {
+  if (!atomics() || peer < 0 || peer >= boot_.size()) return false;
+  if (peer == rank_ || routes_.count(peer)) return true;
+  // Lazy: every rank published a card, so a rank of this node another transport carries is
+  // reached too (atomics_route). Eager has routes to the carried pairs only.
+  return scheme_ == WireUpScheme::lazy;
+}
+
+VerbsTransport::Route* VerbsTransport::atomics_route(int peer) {
+  if (peer == rank_) return loopback_route();
+  if (Route* route = route_to(peer)) return route;
+  if (scheme_ != WireUpScheme::lazy || peer < 0 || peer >= boot_.size()) return nullptr;
+  // A rank of this node that shm carries: only atomics come this way, so that a window's
+  // atomics are all the device's.
+  std::string error;
+  const WireUpCard* card = card_of(peer, error, /*same_node=*/true);
+  if (card == nullptr) {
+    Route& route = routes_[peer];
+    route.qp_index = add_failed_link(error);
+    route.failed = true;
+    return &route;
+  }
+  Route route;
+  route.node = static_cast<int>(card->node);
+  route.remote_srqn = card->srq_num;
+  if (mode_ == PlanMode::xrc) {
+    // The loopback INI QP reaches this node's domain; naming the peer's SRQ names its memory.
+    const Route* self = loopback_route();
+    route.qp_index = self->qp_index;
+    route.failed = self->failed;
+  } else {
+    auto link = links_.find(peer);
+    route.qp_index = link != links_.end() ? link->second : open_link(peer, peer, *card);
+  }
+  return &(routes_[peer] = route);
 }
 
 void VerbsTransport::start_rdma(int peer, const MemoryHandle& remote, uint64_t offset, std::byte* local,
-                                std::size_t length, bool write, ReadCompletion& done) {
-  const char* what = write ? "write" : "read";
-  Route* route = route_to(peer);
+                                std::size_t length, const RdmaWork& work, ReadCompletion& done) {
+  const bool write = work.opcode == IBV_WR_RDMA_WRITE;
+  const bool atomic = work.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD || work.opcode == IBV_WR_ATOMIC_CMP_AND_SWP;
+  const char* what = write ? "write" : atomic ? "atomic" : "read";
+  Route* route = atomic ? atomics_route(peer) : route_to(peer);
   if (route == nullptr) {
     done.on_read_done(false, "verbs: rank " + std::to_string(peer) + " is not a verbs peer of rank " + std::to_string(rank_));
     return;
   }
   if (route->failed) {
-    done.on_read_done(false, "verbs: " + peer_label(peer) + " already failed");
+    done.on_read_done(false, "verbs: " + (peer == rank_ ? qps_[static_cast<std::size_t>(route->qp_index)].failure
+                                                         : peer_label(peer) + " already failed"));
     return;
   }
   if (length == 0) {
@@ -994,14 +1097,14 @@ void VerbsTransport::start_rdma(int peer, const MemoryHandle& remote, uint64_t o
   op.done = &done;
   op.peer = peer;
   op.write = write;
+  op.opcode = work.opcode;
   op.slot = slot;
   op.local = local;
   op.local_length = length;
   for (std::uint64_t at = 0; at < length; at += kMaxRdmaChunk) {
     const std::uint64_t len = std::min<std::uint64_t>(kMaxRdmaChunk, length - at);
-    pending_rdma_.push_back({op_id, peer, write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ, local_address + at,
-                             static_cast<std::uint32_t>(len), lkey, remote.address + offset + at,
-                             static_cast<std::uint32_t>(remote.key)});
+    pending_rdma_.push_back({op_id, peer, work, local_address + at, static_cast<std::uint32_t>(len), lkey,
+                             remote.address + offset + at, static_cast<std::uint32_t>(remote.key)});
     ++op.chunks;
   }
   while (!pending_rdma_.empty() && post_rdma(pending_rdma_.front())) pending_rdma_.pop_front();
@@ -1024,10 +1127,17 @@ bool VerbsTransport::post_rdma(const PendingRdma& chunk) {
   wr.wr_id = make_wr_id(kRdma, chunk.op_id);
   wr.sg_list = &sge;
   wr.num_sge = 1;
-  wr.opcode = chunk.opcode;
+  wr.opcode = chunk.work.opcode;
   wr.send_flags = IBV_SEND_SIGNALED;
-  wr.wr.rdma.remote_addr = chunk.remote_address;
-  wr.wr.rdma.rkey = chunk.rkey;
+  if (chunk.work.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD || chunk.work.opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
+    wr.wr.atomic.remote_addr = chunk.remote_address;
+    wr.wr.atomic.compare_add = chunk.work.compare_add;
+    wr.wr.atomic.swap = chunk.work.swap;
+    wr.wr.atomic.rkey = chunk.rkey;
+  } else {
+    wr.wr.rdma.remote_addr = chunk.remote_address;
+    wr.wr.rdma.rkey = chunk.rkey;
+  }
   // XRC: the target checks the rkey against the PD of the SRQ named here: the owner's own SRQ.
   if (mode_ == PlanMode::xrc) wr.qp_type.xrc.remote_srqn = route->second.remote_srqn;
   try {
@@ -1050,8 +1160,10 @@ void VerbsTransport::on_rdma_completion(std::uint64_t op_id, const ibv_wc& wc, M
   const auto route = routes_.find(peer);
   if (route != routes_.end()) --qps_[static_cast<std::size_t>(route->second.qp_index)].outstanding;
   if (wc.status != IBV_WC_SUCCESS) {
-    const std::string reason = std::string(it->second.write ? "RDMA WRITE to " : "RDMA READ from ") + peer_label(peer) +
-                               " failed: " + describe_completion(wc);
+    const char* what = it->second.opcode == IBV_WR_RDMA_WRITE  ? "RDMA WRITE to "
+                       : it->second.opcode == IBV_WR_RDMA_READ ? "RDMA READ from "
+                                                               : "RDMA atomic on ";
+    const std::string reason = std::string(what) + peer_label(peer) + " failed: " + describe_completion(wc);
     fail_peer(peer, reason, sink);
     finish_rdma_chunk(op_id, false, reason);
   } else {

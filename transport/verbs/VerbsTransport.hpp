@@ -81,6 +81,13 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
                    xmsg::transport::ReadCompletion& done) override;
   void write_remote(int peer, const xmsg::transport::MemoryHandle& destination, uint64_t offset,
                     std::span<const std::byte> src, xmsg::transport::ReadCompletion& done) override;
+  // The device's 64-bit fetch-and-add and compare-and-swap; to this rank itself through a QP
+  // connected to itself (loopback_route), to ranks of its node through atomics_route, so that
+  // every rank's ops on a window are the device's.
+  void atomic_remote(int peer, const xmsg::transport::MemoryHandle& target, uint64_t offset,
+                     xmsg::transport::RemoteAtomic op, uint64_t operand, uint64_t compare, uint64_t* result,
+                     xmsg::transport::ReadCompletion& done) override;
+  bool atomics_reach(int peer) const override;
   void disconnect() override;
 
   PlanMode mode() const { return mode_; }
@@ -118,7 +125,15 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
     bool failed = false;
     bool probe_posted = false;
   };
-  // A remote read or write (read_remote / write_remote), split into chunks the device takes.
+  bool atomics() const { return device_.attributes().atomic_cap != IBV_ATOMIC_NONE; }
+  // What one RDMA work request does: READ, WRITE or an atomic with its operands.
+  struct RdmaWork {
+    ibv_wr_opcode opcode;
+    std::uint64_t compare_add = 0;
+    std::uint64_t swap = 0;
+  };
+  // A remote read, write or atomic (read_remote / write_remote / atomic_remote), split into
+  // chunks the device takes.
   // Up to one eager buffer moves through a send slot (no registration of the caller's memory:
   // a small put or get costs a memcpy, not an ibv_reg_mr); larger ones register it.
   struct RdmaOp {
@@ -127,6 +142,7 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
     int chunks = 0;
     bool ok = true;
     bool write = false;
+    ibv_wr_opcode opcode = IBV_WR_RDMA_READ;
     int slot = -1;  // the send slot it moves through; -1: `local` is registered
     std::string reason;
     const void* local = nullptr;  // read: the destination; write: the source
@@ -135,7 +151,7 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   struct PendingRdma {
     std::uint64_t op_id;
     int peer;
-    ibv_wr_opcode opcode;
+    RdmaWork work;
     std::uint64_t local_address;
     std::uint32_t length;
     std::uint32_t lkey;
@@ -152,7 +168,8 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   bool route_ready(const Route& route) const {
     return qps_[static_cast<std::size_t>(route.qp_index)].state == LinkState::up;
   }
-  const WireUpCard* card_of(int peer, std::string& error);
+  // same_node: a rank of this node is fine (atomics_route); otherwise that is an error.
+  const WireUpCard* card_of(int peer, std::string& error, bool same_node = false);
   int open_link(int key, int responder, const WireUpCard& card);
   void fail_link(int qp_index, const std::string& reason);
   // A link that could not be made: no QP, state failed; its index in qps_.
@@ -171,9 +188,17 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
   RemoteEndpoint endpoint(const WireUpRecord& record, int qp_position, int publisher) const;
   std::string peer_label(int rank) const;
   void fail_peer(int peer, const std::string& reason, xmsg::transport::MessageSink* sink);
-  // read_remote and write_remote: checks, then the op and its chunks, posted as room allows.
+  // read_remote, write_remote and atomic_remote: checks, then the op and its chunks, posted as
+  // room allows.
   void start_rdma(int peer, const xmsg::transport::MemoryHandle& remote, uint64_t offset, std::byte* local,
-                  std::size_t length, bool write, xmsg::transport::ReadCompletion& done);
+                  std::size_t length, const RdmaWork& work, xmsg::transport::ReadCompletion& done);
+  // The route of this rank's atomics on its own memory: a QP connected to itself, made on
+  // first use (RC; XRC: an INI QP to a TGT QP of its own domain).
+  Route* loopback_route();
+  // The route of atomics to `peer`: its own route where verbs carries it, the loopback for this
+  // rank, and for a rank of this node (lazy scheme) an RC QP asked of it through the connection
+  // manager, or in XRC mode the loopback INI QP naming that rank's SRQ.
+  Route* atomics_route(int peer);
   bool post_rdma(const PendingRdma& chunk);
   // A completion of kind kRdma (also during disconnect): the chunk is off the send queue.
   void on_rdma_completion(std::uint64_t op_id, const ibv_wc& wc, xmsg::transport::MessageSink* sink);

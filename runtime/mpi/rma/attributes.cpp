@@ -118,6 +118,9 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
     }
     all["xmsg_rma_remote"] = via;
   }
+  // Who applies accumulate-class operations on 64-bit integers: the device's atomics, or the
+  // target (its service, or the origin under the window's lock on the direct paths).
+  all["xmsg_rma_atomics"] = w->device_atomics ? "device" : "target";
   for (auto& [k, v] : w->info) all[k] = v;
   for (auto& [k, v] : all) PMPI_Info_set(*info_used, k.c_str(), v.c_str());
   return MPI_SUCCESS;

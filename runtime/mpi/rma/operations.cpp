@@ -204,6 +204,12 @@ int do_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin
                  static_cast<long long>(result_count * rt->size), static_cast<long long>(bytes));
   Target t{target_rank, target_disp, target_count, tt};
   if (int e = check_range(w, t, func)) return e;
+  if (takes_device_atomics(w, *tt)) {
+    bool taken = false;
+    const int e = device_accumulate(w, origin_addr, origin_count, ot, result_addr, result_count, rt, t, bytes, op,
+                                    func, &taken);
+    if (taken || e) return e;
+  }
   if (w->direct) {
     direct_accumulate(w, origin_addr, origin_count, ot, result_addr, result_count, rt, target_rank, target_disp,
                       target_count, *tt, bytes, op);
@@ -297,6 +303,11 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
   if (skip) return MPI_SUCCESS;
   Target tg{target_rank, target_disp, 1, t};
   if (int e = check_range(w, tg, func)) return e;
+  if (takes_device_atomics(w, *t)) {
+    bool taken = false;
+    const int e = device_compare_and_swap(w, origin_addr, compare_addr, result_addr, tg, func, &taken);
+    if (taken || e) return e;
+  }
   const int64_t n = t->size;
   if (w->direct) {
     char* at = direct_addr(w, target_rank, target_disp);

@@ -2,8 +2,9 @@
 // runtime exposes each rank's window memory (xmsgi_remote_expose: an RDMA registration with
 // remote read and write over verbs, nothing but the address over shm's CMA); an origin's put is
 // one remote write per contiguous run of the target datatype, a get one remote read, and the
-// target's CPU takes no part. Accumulates, fetch-and-op, compare-and-swap, locks and the
-// synchronisation messages stay on the message path: accumulates must be atomic against each
+// target's CPU takes no part. Locks and the synchronisation messages stay on the message path,
+// and so do accumulates, fetch-and-op and compare-and-swap, except on 64-bit integers where
+// every rank has device atomics (device_atomics.cpp): accumulates must be atomic against each
 // other whichever origin issued them, and the target's service applying them all in arrival
 // order is what makes them so.
 //
@@ -17,30 +18,6 @@
 
 namespace xmsg::mpi::rma {
 namespace {
-
-// Calls run(window_offset, stream_offset, bytes) for each contiguous run `count` elements of
-// `type` cover (adjacent blocks, and elements whose blocks abut, merged), in stream order.
-template <class Run>
-int for_each_run(const Type& type, int64_t count, Run&& run) {
-  int64_t start = 0, length = 0, stream = 0, stream_start = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    for (const Block& b : type.blocks) {
-      if (b.bytes <= 0) continue;
-      const int64_t at = i * type.extent + b.offset;
-      if (length > 0 && at == start + length) {
-        length += b.bytes;
-      } else {
-        if (length > 0)
-          if (int e = run(start, stream_start, length)) return e;
-        start = at;
-        length = b.bytes;
-        stream_start = stream;
-      }
-      stream += b.bytes;
-    }
-  }
-  return length > 0 ? run(start, stream_start, length) : MPI_SUCCESS;
-}
 
 // Above this many runs a call leaves the remote path: each run is a transfer of its own (a work
 // request, a completion, for small ones a send slot), while one request message lets the target
@@ -80,12 +57,14 @@ void set_up_remote(Window* w) {
     if (w->remote_via[static_cast<size_t>(r)]) w->remote = true;
   }
   w->remote_done.reset(new xmsgi_remote_done[static_cast<size_t>(w->size)]);
+  set_up_device_atomics(w);
 }
 
 void release_remote(Window* w) {
   if (w->remote_exposed) xmsgi_remote_release(&w->my_keys);
   w->remote_exposed = false;
   w->remote = false;
+  w->device_atomics = false;
   w->remote_keys.clear();
   w->remote_via.clear();
 }

@@ -223,6 +223,8 @@ struct Window {
   std::vector<const char*> remote_via;
   std::unique_ptr<xmsgi_remote_done[]> remote_done;
   std::vector<std::pair<int, std::unique_ptr<char[]>>> remote_staging;  // packed put sources, per target
+  // Accumulate-class operations on 64-bit integers are the device's atomics (device_atomics.cpp).
+  bool device_atomics = false;
   std::vector<Region> attached;  // dynamic
   std::string name;
   std::map<std::string, std::string> info;
@@ -399,6 +401,30 @@ void accumulate_at(Window* w, char* at, const void* origin, int64_t ocount, cons
                    int64_t rcount, const Type* rt, int64_t tcount, const Type& tt, int64_t bytes, MPI_Op op);
 
 // ---- the remote path (remote.cpp) -----------------------------------------------------------
+// Calls run(window_offset, stream_offset, bytes) for each contiguous run `count` elements of
+// `type` cover (adjacent blocks, and elements whose blocks abut, merged), in stream order.
+template <class Run>
+int for_each_run(const Type& type, int64_t count, Run&& run) {
+  int64_t start = 0, length = 0, stream = 0, stream_start = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    for (const Block& b : type.blocks) {
+      if (b.bytes <= 0) continue;
+      const int64_t at = i * type.extent + b.offset;
+      if (length > 0 && at == start + length) {
+        length += b.bytes;
+      } else {
+        if (length > 0)
+          if (int e = run(start, stream_start, length)) return e;
+        start = at;
+        length = b.bytes;
+        stream_start = stream;
+      }
+      stream += b.bytes;
+    }
+  }
+  return length > 0 ? run(start, stream_start, length) : MPI_SUCCESS;
+}
+
 // Collective: exposes this rank's window memory (base, win_size) through every transport that
 // can read and write it one-sidedly and learns every rank's keys. Off with XMSG_RMA_REMOTE=off,
 // or when any rank could not expose (then every rank keeps messages).
@@ -421,6 +447,21 @@ int remote_get(Window* w, void* origin, const Type& ot, const Target& t, const c
 void remote_wait(Window* w, int target);
 // The first transfer to `target` (-1: any) that failed, raised on the window; MPI_SUCCESS if none.
 int remote_failure(Window* w, int target, const char* func);
+
+// ---- accumulates as the device's atomics (device_atomics.cpp) ------------------------------
+// Collective, after set_up_remote: whether every rank reaches every rank, itself included, with
+// device atomics (Window::device_atomics). Off with XMSG_RMA_DEVICE_ATOMICS=off.
+void set_up_device_atomics(Window* w);
+// Whether an accumulate-class operation on `target_type` goes through the device: on such a
+// window, every one on 64-bit integers does, whoever issues it.
+bool takes_device_atomics(const Window* w, const Type& target_type);
+// The checked accumulate (get_accumulate, fetch_and_op: `result` set) as device atomics, done
+// when it returns. *taken false: the target's alignment rules it out (the same for every
+// origin), the caller takes the message path.
+int device_accumulate(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
+                      const Type* rt, const Target& t, int64_t bytes, MPI_Op op, const char* func, bool* taken);
+int device_compare_and_swap(Window* w, const void* origin, const void* compare, void* result, const Target& t,
+                            const char* func, bool* taken);
 
 // ---- the single-copy path (cma.cpp) ----------------------------------------------------------
 // MPI_Win_create windows on one node (Window::cma): the origin reads and writes the target's

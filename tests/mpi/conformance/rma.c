@@ -5,7 +5,8 @@
  * datatypes at the origin and at the target; every synchronisation model (fence, post/start/
  * complete/wait and test, lock/unlock shared and exclusive, lock_all, flush, flush_local,
  * sync); accumulate atomicity (every rank adds to one counter, exact totals, every fetched
- * ticket distinct); passive target while the target sits in MPI_Barrier, and on one node while
+ * ticket distinct; 64-bit integers by every op kind, device atomics where every rank has them);
+ * passive target while the target sits in MPI_Barrier, and on one node while
  * it computes outside MPI (locks taken in the window's segment); and the error classes
  * of misuse under MPI_ERRORS_RETURN, after which the job goes on; a user window error handler
  * (called with the window and the code, the job goes on) and window keyval checks (MPI_ERR_KEYVAL
@@ -363,6 +364,9 @@ static void test_accumulate(void) {
   CHECK_MPI(MPI_Rput(&put, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, win, &reqs[0]));
   CHECK_MPI(MPI_Win_flush(right, win));
   CHECK_MPI(MPI_Rget(&got, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, win, &reqs[1]));
+  /* A get and an accumulate on one location conflict until the get completes (MPI-3.1 11.7);
+   * only accumulates among themselves are ordered. */
+  CHECK_MPI(MPI_Wait(&reqs[1], MPI_STATUS_IGNORE));
   CHECK_MPI(MPI_Raccumulate(&racc, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, MPI_PROD, win, &reqs[2]));
   CHECK_MPI(MPI_Rget_accumulate(NULL, 0, MPI_LONG_LONG, &rgot, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, MPI_NO_OP,
                                 win, &reqs[3]));
@@ -636,6 +640,114 @@ static void test_remote_path(int created) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* ---- accumulates on 64-bit integers, every rank on one location -------------------------
+ * Where every rank reaches every rank with device atomics (verbs in the soft-RoCE guest), these
+ * are the HCA's fetch-and-add and compare-and-swap, the target's own included; elsewhere the
+ * target's service or the direct paths apply them. Either way they must be atomic against each
+ * other: every rank, the target too, takes tickets with MPI_Fetch_and_op (all distinct, exact
+ * total), adds by a compare-and-swap loop, raises a maximum (MPI_MAX: read, compare-and-swap),
+ * swaps values in with MPI_Get_accumulate(MPI_REPLACE) (the values fetched and the last one
+ * are exactly those put and the first) and adds a strided vector of three. The window says who
+ * applied them (xmsg_rma_atomics); XMSG_TEST_RMA_ATOMICS names what it must say. */
+static int cmp_i64(const void* a, const void* b) {
+  int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
+  return (x > y) - (x < y);
+}
+
+static void test_int64_atomics(int created) {
+  enum { kRounds = 40, kSlots = 12 };
+  const int target = nranks - 1;
+  int64_t own[kSlots];
+  int64_t* mem = own;
+  MPI_Win win = MPI_WIN_NULL;
+  if (created) {
+    memset(own, 0, sizeof own);
+    CHECK_MPI(MPI_Win_create(own, sizeof own, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  } else {
+    CHECK_MPI(MPI_Win_allocate(sizeof own, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  }
+  MPI_Info used;
+  char who[32] = "";
+  int flag = 0;
+  CHECK_MPI(MPI_Win_get_info(win, &used));
+  MPI_Info_get(used, "xmsg_rma_atomics", sizeof who - 1, who, &flag);
+  MPI_Info_free(&used);
+  const char* want = getenv("XMSG_TEST_RMA_ATOMICS");
+  if (want && *want)
+    CHECK(flag && strcmp(who, want) == 0, "window by %s: xmsg_rma_atomics '%s', expected '%s'",
+          created ? "MPI_Win_create" : "MPI_Win_allocate", who, want);
+  CHECK_MPI(MPI_Win_fence(0, win));
+  for (int i = 0; i < kSlots; ++i) mem[i] = 0;
+  if (rank == target) mem[3] = -1; /* the value the first swap takes out */
+  CHECK_MPI(MPI_Win_fence(0, win));
+
+  int64_t tickets[kRounds], swapped[kRounds], put[kRounds];
+  const int64_t one = 1;
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  for (int i = 0; i < kRounds; ++i) {
+    CHECK_MPI(MPI_Fetch_and_op(&one, &tickets[i], MPI_INT64_T, target, 0, MPI_SUM, win));
+    int64_t seen = 0, old = -1;
+    CHECK_MPI(MPI_Fetch_and_op(NULL, &seen, MPI_INT64_T, target, 1, MPI_NO_OP, win));
+    CHECK_MPI(MPI_Win_flush(target, win));
+    for (;;) {
+      const int64_t next = seen + 1;
+      CHECK_MPI(MPI_Compare_and_swap(&next, &seen, &old, MPI_INT64_T, target, 1, win));
+      CHECK_MPI(MPI_Win_flush(target, win));
+      if (old == seen) break;
+      seen = old;
+    }
+    const int64_t mine = (int64_t)rank * 1000 + i;
+    CHECK_MPI(MPI_Accumulate(&mine, 1, MPI_INT64_T, target, 2, 1, MPI_INT64_T, MPI_MAX, win));
+    put[i] = (int64_t)rank * 1000000 + i;
+    CHECK_MPI(MPI_Get_accumulate(&put[i], 1, MPI_INT64_T, &swapped[i], 1, MPI_INT64_T, target, 3, 1, MPI_INT64_T,
+                                 MPI_REPLACE, win));
+    const int64_t three[3] = {1, 10, 100};
+    MPI_Datatype every_other;
+    MPI_Type_vector(3, 1, 2, MPI_INT64_T, &every_other);
+    MPI_Type_commit(&every_other);
+    CHECK_MPI(MPI_Accumulate(three, 3, MPI_INT64_T, target, 4, 1, every_other, MPI_SUM, win));
+    MPI_Type_free(&every_other);
+    CHECK_MPI(MPI_Win_flush(target, win));
+  }
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  const int64_t total = (int64_t)nranks * kRounds;
+  int64_t* all_tickets = malloc(sizeof(int64_t) * (size_t)total);
+  int64_t* all_swapped = malloc(sizeof(int64_t) * (size_t)(total + 1));
+  int64_t* all_put = malloc(sizeof(int64_t) * (size_t)(total + 1));
+  CHECK_MPI(MPI_Gather(tickets, kRounds, MPI_INT64_T, all_tickets, kRounds, MPI_INT64_T, target, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Gather(swapped, kRounds, MPI_INT64_T, all_swapped, kRounds, MPI_INT64_T, target, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Gather(put, kRounds, MPI_INT64_T, all_put, kRounds, MPI_INT64_T, target, MPI_COMM_WORLD));
+  if (rank == target) {
+    CHECK(mem[0] == total, "MPI_Fetch_and_op(MPI_SUM) counter %lld, expected %lld", (long long)mem[0],
+          (long long)total);
+    qsort(all_tickets, (size_t)total, sizeof(int64_t), cmp_i64);
+    for (int64_t i = 0; i < total; ++i)
+      if (all_tickets[i] != i) {
+        CHECK(0, "tickets from MPI_Fetch_and_op: the %lldth smallest is %lld (a ticket taken twice or lost)",
+              (long long)i, (long long)all_tickets[i]);
+        break;
+      }
+    CHECK(mem[1] == total, "compare-and-swap counter %lld, expected %lld", (long long)mem[1], (long long)total);
+    const int64_t max = (int64_t)(nranks - 1) * 1000 + kRounds - 1;
+    CHECK(mem[2] == max, "MPI_MAX holds %lld, expected %lld", (long long)mem[2], (long long)max);
+    all_swapped[total] = mem[3];
+    all_put[total] = -1;
+    qsort(all_swapped, (size_t)total + 1, sizeof(int64_t), cmp_i64);
+    qsort(all_put, (size_t)total + 1, sizeof(int64_t), cmp_i64);
+    CHECK(memcmp(all_swapped, all_put, sizeof(int64_t) * (size_t)(total + 1)) == 0,
+          "MPI_REPLACE swaps: the values fetched plus the last are not the values put plus the first");
+    CHECK(mem[4] == total && mem[5] == 0 && mem[6] == 10 * total && mem[7] == 0 && mem[8] == 100 * total,
+          "strided MPI_SUM: %lld %lld %lld %lld %lld, expected %lld 0 %lld 0 %lld", (long long)mem[4],
+          (long long)mem[5], (long long)mem[6], (long long)mem[7], (long long)mem[8], (long long)total,
+          (long long)(10 * total), (long long)(100 * total));
+  }
+  free(all_tickets);
+  free(all_swapped);
+  free(all_put);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 /* ---- errors --------------------------------------------------------------------------------- */
 static void expect_class(int code, int cls, const char* what) {
   int c = -1;
@@ -797,6 +909,8 @@ int main(int argc, char** argv) {
   test_passive_while_target_computes(1);
   test_remote_path(0);
   test_remote_path(1);
+  test_int64_atomics(0);
+  test_int64_atomics(1);
   test_errors();
   test_user_handlers();
   return FINISH("rma");

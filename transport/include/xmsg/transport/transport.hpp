@@ -79,6 +79,12 @@ struct MemoryHandle {
 // registers each kind of access separately.
 enum class Access : uint8_t { read, read_write };
 
+// The 64-bit atomics a device applies to remote memory (atomic_remote).
+enum class RemoteAtomic : uint8_t {
+  fetch_add,     // *target += operand; the old value comes back
+  compare_swap,  // if (*target == compare) *target = operand; the old value comes back
+};
+
 // Where the payload of an eager message goes when a receive for it is already posted.
 struct EagerLanding {
   void* token = nullptr;          // null: no receive matched; the message comes through on_message
@@ -129,6 +135,11 @@ struct Capabilities {
   // parameter's documented default applies).
   size_t preferred_eager_limit = 0;
   bool remote_write = false;     // write_remote() works (CMA, RDMA WRITE)
+  // atomic_remote() works: the device applies 64-bit fetch-and-add and compare-and-swap to
+  // exposed (Access::read_write) memory, also this rank's own (loopback), so the ops of every
+  // rank on one location are atomic against each other. They are not atomic against the CPU's
+  // own instructions on that memory (RDMA atomics never are, unless the device says global).
+  bool remote_atomics = false;
   // The receiver's read and the sender's write of one rendezvous message run at once on two
   // CPUs (CMA), so splitting the message halves its copy time (split copy, XMSG_RNDV_SPLIT).
   // Not so where a NIC moves both halves over the same link (RDMA).
@@ -253,6 +264,23 @@ class Transport {
                             std::span<const std::byte> src, ReadCompletion& done) {
     (void)peer, (void)destination, (void)offset, (void)src;
     done.on_read_done(false, std::string(name()) + " has no remote write");
+  }
+
+  // Optional (capabilities().remote_atomics): applies `op` to the 8 bytes at `offset` of what
+  // `peer` exposed with Access::read_write (8-byte aligned), writes the old value to *result
+  // and calls `done` (possibly before returning). `peer` is any rank atomics_reach() names:
+  // this rank itself and ranks another transport carries included, so that every rank's
+  // atomics on one location can be this device's.
+  virtual void atomic_remote(int peer, const MemoryHandle& target, uint64_t offset, RemoteAtomic op,
+                             uint64_t operand, uint64_t compare, uint64_t* result, ReadCompletion& done) {
+    (void)peer, (void)target, (void)offset, (void)op, (void)operand, (void)compare, (void)result;
+    done.on_read_done(false, std::string(name()) + " has no remote atomics");
+  }
+
+  // Whether atomic_remote() reaches world rank `peer` (false without remote_atomics).
+  virtual bool atomics_reach(int peer) const {
+    (void)peer;
+    return false;
   }
 
   // True while bytes that try_send() accepted still wait inside the transport (they move only

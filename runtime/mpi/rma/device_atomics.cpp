@@ -1,0 +1,150 @@
+// Accumulate-class operations as the device's atomics: verbs' 64-bit fetch-and-add and
+// compare-and-swap, done by the HCA without the target's CPU.
+//
+// All or none, per window: an atomic done by an HCA is atomic only against that HCA's other
+// atomics, never against the read-modify-write the target's service does on its CPU. So the
+// choice is collective (set_up_device_atomics: every rank reaches every rank with device
+// atomics, itself by loopback), and on such a window every accumulate-class operation on 64-bit
+// integer elements goes through the device, whoever issues it and to whom, the owner's own
+// included. Other element types keep the target's service: MPI asks atomicity only among
+// operations on the same predefined type and location.
+//
+// SUM and NO_OP are one fetch-and-add per element (of 0 for NO_OP). Every other op reads
+// (fetch-and-add 0), computes and compare-and-swaps until nobody changed the location in
+// between; MPI_Compare_and_swap is one compare-and-swap. A call waits for its atomics: its
+// fetched values are there when it returns, one origin's operations on a location stay in order,
+// and a flush has nothing of them to wait for.
+#include "rma.hpp"
+
+#include <cstring>
+
+namespace xmsg::mpi::rma {
+namespace {
+
+constexpr int64_t kElement = 8;
+
+bool is_int64(xmsg_datatype_t basic) {
+  switch (basic) {
+    case XMSG_INT64_T:
+    case XMSG_UINT64_T:
+    case XMSG_LONG_LONG:
+    case XMSG_UNSIGNED_LONG_LONG:
+      return true;
+    case XMSG_LONG:
+    case XMSG_UNSIGNED_LONG:
+      return sizeof(long) == kElement;
+    default:
+      return false;
+  }
+}
+
+// The target's window address as it exposed it (every slot names the same memory).
+uint64_t target_base(const Window* w, int rank) { return w->remote_keys[static_cast<size_t>(rank)].slot[0].address; }
+
+// One call's atomics on one target, waited for together.
+struct Atomics {
+  Window* w;
+  int target;
+  xmsgi_remote_done done{};
+
+  int fetch_add(uint64_t offset, uint64_t add, uint64_t* old) {
+    return xmsgi_remote_atomic(w->xcomm, target, &w->remote_keys[static_cast<size_t>(target)], offset, 0, add, 0, old,
+                               &done);
+  }
+  int compare_swap(uint64_t offset, uint64_t swap, uint64_t compare, uint64_t* old) {
+    return xmsgi_remote_atomic(w->xcomm, target, &w->remote_keys[static_cast<size_t>(target)], offset, 1, swap,
+                               compare, old, &done);
+  }
+  // Waits for every atomic posted; `posted` is the first posting error (XMSG code) or 0.
+  int finish(int posted, const char* func) {
+    spin_until([&] { return done.pending == 0; });
+    if (posted) return reraise(w, posted, func);
+    if (done.error)
+      return raise(w, MPI_ERR_OTHER, func, "an atomic on rank %d of window %s over the device failed: %s", target,
+                   win_name(w), done.reason);
+    return MPI_SUCCESS;
+  }
+};
+
+// The offsets (in the target's exposure) of the 64-bit elements `t` covers, in stream order;
+// false when one is not 8-byte aligned in the target's memory.
+bool element_offsets(const Window* w, const Target& t, std::vector<uint64_t>* at) {
+  const int64_t base = static_cast<int64_t>(t.disp) * w->ranks[static_cast<size_t>(t.rank)].disp_unit;
+  const uint64_t address = target_base(w, t.rank);
+  bool aligned = true;
+  for_each_run(*t.type, t.count, [&](int64_t off, int64_t, int64_t bytes) {
+    for (int64_t k = 0; k < bytes; k += kElement) {
+      const uint64_t offset = static_cast<uint64_t>(base + off + k);
+      if ((address + offset) % kElement != 0) aligned = false;
+      at->push_back(offset);
+    }
+    return 0;
+  });
+  return aligned;
+}
+
+}  // namespace
+
+void set_up_device_atomics(Window* w) {
+  int ok = w->remote_exposed ? 1 : 0;
+  for (int r = 0; ok && r < w->size; ++r)
+    if (!xmsgi_remote_atomics(w->xcomm, r, &w->remote_keys[static_cast<size_t>(r)])) ok = 0;
+  int all = 0;
+  if (xmsg_allreduce(&ok, &all, 1, XMSG_INT, XMSG_MIN, w->xcomm)) all = 0;
+  w->device_atomics = all != 0;
+}
+
+bool takes_device_atomics(const Window* w, const Type& target_type) {
+  return w->device_atomics && is_int64(target_type.basic);
+}
+
+int device_accumulate(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
+                      const Type* rt, const Target& t, int64_t bytes, MPI_Op op, const char* func, bool* taken) {
+  std::vector<uint64_t> at;
+  at.reserve(static_cast<size_t>(bytes / kElement));
+  *taken = element_offsets(w, t, &at);
+  if (!*taken) return MPI_SUCCESS;
+  const size_t n = at.size();
+  std::vector<uint64_t> in(n, 0), old(n, 0);
+  if (op != MPI_NO_OP && ot) pack(origin, ocount, *ot, in.data());
+  Atomics a{w, t.rank};
+  int posted = 0;
+  if (op == MPI_SUM || op == MPI_NO_OP) {
+    for (size_t i = 0; i < n && !posted; ++i) posted = a.fetch_add(at[i], op == MPI_SUM ? in[i] : 0, &old[i]);
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t seen = 0;
+      if ((posted = a.fetch_add(at[i], 0, &seen))) break;
+      if (int e = a.finish(0, func)) return e;
+      for (;;) {
+        uint64_t next = seen;
+        combine(reinterpret_cast<const char*>(&in[i]), reinterpret_cast<char*>(&next), kElement, t.type->basic, op);
+        old[i] = seen;
+        if (next == seen) break;  // nothing to change: the read was the operation
+        if ((posted = a.compare_swap(at[i], next, seen, &seen))) break;
+        if (int e = a.finish(0, func)) return e;
+        if (seen == old[i]) break;
+      }
+      if (posted) break;
+    }
+  }
+  if (int e = a.finish(posted, func)) return e;
+  if (result && rt) unpack(old.data(), bytes, result, rcount, *rt);
+  return MPI_SUCCESS;
+}
+
+int device_compare_and_swap(Window* w, const void* origin, const void* compare, void* result, const Target& t,
+                            const char* func, bool* taken) {
+  std::vector<uint64_t> at;
+  *taken = element_offsets(w, t, &at) && at.size() == 1;
+  if (!*taken) return MPI_SUCCESS;
+  uint64_t swap = 0, expected = 0, old = 0;
+  std::memcpy(&swap, origin, sizeof swap);
+  std::memcpy(&expected, compare, sizeof expected);
+  Atomics a{w, t.rank};
+  if (int e = a.finish(a.compare_swap(at[0], swap, expected, &old), func)) return e;
+  std::memcpy(result, &old, sizeof old);
+  return MPI_SUCCESS;
+}
+
+}  // namespace xmsg::mpi::rma
