@@ -121,6 +121,10 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   // Who applies accumulate-class operations on 64-bit integers: the device's atomics, or the
   // target (its service, or the origin under the window's lock on the direct paths).
   all["xmsg_rma_atomics"] = w->device_atomics ? "device" : "target";
+  // Who keeps the passive-target locks: the device's atomics on each rank's lock word, the
+  // origins' CPU atomics in the shared control block (direct and single-copy paths), or the
+  // target's service.
+  all["xmsg_rma_locks"] = w->device_locks ? "device" : w->lock_words ? "segment" : "target";
   for (auto& [k, v] : w->info) all[k] = v;
   for (auto& [k, v] : all) PMPI_Info_set(*info_used, k.c_str(), v.c_str());
   return MPI_SUCCESS;

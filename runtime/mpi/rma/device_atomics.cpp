@@ -9,6 +9,12 @@
 // included. Other element types keep the target's service: MPI asks atomicity only among
 // operations on the same predefined type and location.
 //
+// The passive-target locks of such a window are the device's too: a lock word per rank, in
+// memory of its own exposed to every rank, taken with compare-and-swap and released with
+// fetch-and-add, so lock, put, get, atomics and unlock need nothing from the target's CPU. The
+// word is the direct path's (direct.cpp): bit 63 held exclusive, bit 62 an exclusive request
+// waits (no new shared holder enters), the rest the count of shared holders.
+//
 // SUM and NO_OP are one fetch-and-add per element (of 0 for NO_OP). Every other op reads
 // (fetch-and-add 0), computes and compare-and-swaps until nobody changed the location in
 // between; MPI_Compare_and_swap is one compare-and-swap. A call waits for its atomics: its
@@ -16,6 +22,7 @@
 // and a flush has nothing of them to wait for.
 #include "rma.hpp"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace xmsg::mpi::rma {
@@ -41,19 +48,25 @@ bool is_int64(xmsg_datatype_t basic) {
 // The target's window address as it exposed it (every slot names the same memory).
 uint64_t target_base(const Window* w, int rank) { return w->remote_keys[static_cast<size_t>(rank)].slot[0].address; }
 
-// One call's atomics on one target, waited for together.
+constexpr uint64_t kExclusive = uint64_t{1} << 63;
+constexpr uint64_t kExclusiveWaits = uint64_t{1} << 62;
+
+// One call's atomics on one target's window memory (or, `lock`, its lock word), waited for
+// together.
 struct Atomics {
   Window* w;
   int target;
+  bool lock = false;
   xmsgi_remote_done done{};
 
+  const xmsgi_remote_keys* keys() const {
+    return lock ? &w->lock_keys[static_cast<size_t>(target)] : &w->remote_keys[static_cast<size_t>(target)];
+  }
   int fetch_add(uint64_t offset, uint64_t add, uint64_t* old) {
-    return xmsgi_remote_atomic(w->xcomm, target, &w->remote_keys[static_cast<size_t>(target)], offset, 0, add, 0, old,
-                               &done);
+    return xmsgi_remote_atomic(w->xcomm, target, keys(), offset, 0, add, 0, old, &done);
   }
   int compare_swap(uint64_t offset, uint64_t swap, uint64_t compare, uint64_t* old) {
-    return xmsgi_remote_atomic(w->xcomm, target, &w->remote_keys[static_cast<size_t>(target)], offset, 1, swap,
-                               compare, old, &done);
+    return xmsgi_remote_atomic(w->xcomm, target, keys(), offset, 1, swap, compare, old, &done);
   }
   // Waits for every atomic posted; `posted` is the first posting error (XMSG code) or 0.
   int finish(int posted, const char* func) {
@@ -92,6 +105,67 @@ void set_up_device_atomics(Window* w) {
   int all = 0;
   if (xmsg_allreduce(&ok, &all, 1, XMSG_INT, XMSG_MIN, w->xcomm)) all = 0;
   w->device_atomics = all != 0;
+  if (!w->device_atomics) return;
+  // The lock words: one exposure more per rank, made and agreed on by all (or none).
+  void* word = nullptr;
+  ok = posix_memalign(&word, 64, 64) == 0 ? 1 : 0;
+  if (ok) {
+    std::memset(word, 0, 64);
+    w->lock_word_memory = static_cast<uint64_t*>(word);
+    ok = xmsgi_remote_expose(word, 64, &w->my_lock_keys) == XMSG_SUCCESS ? 1 : 0;
+  }
+  w->lock_keys.resize(static_cast<size_t>(w->size));
+  if (xmsg_allgather(&w->my_lock_keys, sizeof w->my_lock_keys, XMSG_BYTE, w->lock_keys.data(),
+                     sizeof w->my_lock_keys, XMSG_BYTE, w->xcomm))
+    ok = 0;
+  for (int r = 0; ok && r < w->size; ++r)
+    if (!xmsgi_remote_atomics(w->xcomm, r, &w->lock_keys[static_cast<size_t>(r)])) ok = 0;
+  if (xmsg_allreduce(&ok, &all, 1, XMSG_INT, XMSG_MIN, w->xcomm)) all = 0;
+  w->device_locks = all != 0;
+  if (!w->device_locks) release_device_locks(w);
+}
+
+void release_device_locks(Window* w) {
+  if (w->lock_word_memory && w->my_lock_keys.slot[0].transport[0] != '\0') xmsgi_remote_release(&w->my_lock_keys);
+  w->my_lock_keys = {};
+  std::free(w->lock_word_memory);
+  w->lock_word_memory = nullptr;
+  w->lock_keys.clear();
+  w->device_locks = false;
+}
+
+int device_lock(Window* w, int rank, int lock_type, const char* func) {
+  Atomics a{w, rank, true};
+  uint64_t expected = 0, got = 0;
+  for (;;) {
+    const uint64_t want = lock_type == MPI_LOCK_EXCLUSIVE ? kExclusive : expected + 1;
+    if (int e = a.finish(a.compare_swap(0, want, expected, &got), func)) return e;
+    if (got == expected) return MPI_SUCCESS;
+    if (lock_type == MPI_LOCK_EXCLUSIVE) {
+      if ((got & ~kExclusiveWaits) == 0) {  // free (a waiting mark alone): take it as it is
+        expected = got;
+        continue;
+      }
+      // Held: mark that an exclusive request waits, then expect the word with only that mark.
+      uint64_t seen = 0;
+      if (!(got & kExclusiveWaits))
+        if (int e = a.finish(a.compare_swap(0, got | kExclusiveWaits, got, &seen), func)) return e;
+      expected = kExclusiveWaits;
+    } else {
+      // Shared: enter when nobody holds or waits for it exclusive; the next try expects the
+      // holders' count it saw.
+      expected = got & ~(kExclusive | kExclusiveWaits);
+    }
+    // Let the holders (this rank's own requests, its progress) move before the next try.
+    xmsgi_progress();
+  }
+}
+
+int device_unlock(Window* w, int rank, int lock_type, const char* func) {
+  Atomics a{w, rank, true};
+  uint64_t old = 0;
+  // Exclusive: adding bit 63 to a word that has it clears it (the carry leaves the word).
+  return a.finish(a.fetch_add(0, lock_type == MPI_LOCK_EXCLUSIVE ? kExclusive : ~uint64_t{0}, &old), func);
 }
 
 bool takes_device_atomics(const Window* w, const Type& target_type) {

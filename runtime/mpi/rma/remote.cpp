@@ -61,6 +61,7 @@ void set_up_remote(Window* w) {
 }
 
 void release_remote(Window* w) {
+  release_device_locks(w);
   if (w->remote_exposed) xmsgi_remote_release(&w->my_keys);
   w->remote_exposed = false;
   w->remote = false;

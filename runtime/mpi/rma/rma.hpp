@@ -223,8 +223,14 @@ struct Window {
   std::vector<const char*> remote_via;
   std::unique_ptr<xmsgi_remote_done[]> remote_done;
   std::vector<std::pair<int, std::unique_ptr<char[]>>> remote_staging;  // packed put sources, per target
-  // Accumulate-class operations on 64-bit integers are the device's atomics (device_atomics.cpp).
+  // Accumulate-class operations on 64-bit integers are the device's atomics (device_atomics.cpp),
+  // and so are the passive-target locks: each rank's lock word (lock_word_memory, exposed with
+  // lock_keys) taken and released by the origins' device atomics.
   bool device_atomics = false;
+  bool device_locks = false;
+  uint64_t* lock_word_memory = nullptr;
+  xmsgi_remote_keys my_lock_keys{};
+  std::vector<xmsgi_remote_keys> lock_keys;
   std::vector<Region> attached;  // dynamic
   std::string name;
   std::map<std::string, std::string> info;
@@ -462,6 +468,12 @@ int device_accumulate(Window* w, const void* origin, int64_t ocount, const Type*
                       const Type* rt, const Target& t, int64_t bytes, MPI_Op op, const char* func, bool* taken);
 int device_compare_and_swap(Window* w, const void* origin, const void* compare, void* result, const Target& t,
                             const char* func, bool* taken);
+// Passive-target locks of a device_locks window: the lock word of `rank` taken (waiting until it
+// is granted) and released by device atomics, no message to the target.
+int device_lock(Window* w, int rank, int lock_type, const char* func);
+int device_unlock(Window* w, int rank, int lock_type, const char* func);
+// After the window's last epoch: withdraws the lock word's exposure and frees it.
+void release_device_locks(Window* w);
 
 // ---- the single-copy path (cma.cpp) ----------------------------------------------------------
 // MPI_Win_create windows on one node (Window::cma): the origin reads and writes the target's

@@ -38,6 +38,7 @@ int acquire(Window* w, int rank, int lock_type, const char* func) {
     direct_lock(w, rank, lock_type);
     return MPI_SUCCESS;
   }
+  if (w->device_locks) return device_lock(w, rank, lock_type, func);
   int32_t granted = 0;
   xmsg_request_t req = XMSG_REQUEST_NULL;
   Hdr h{};
@@ -322,6 +323,13 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
     if (!nocheck) direct_unlock(w, rank, lock_type);
     return MPI_SUCCESS;
   }
+  if (w->device_locks) {
+    // The epoch's operations complete at the target first (a flush where messages carried
+    // some), then the lock word lets go.
+    if (int e = sync_targets(w, {rank}, kFlush, func)) return e;
+    if (int e = remote_failure(w, rank, func)) return e;
+    return nocheck ? MPI_SUCCESS : device_unlock(w, rank, lock_type, func);
+  }
   return sync_targets(w, {rank}, nocheck ? kFlush : kUnlock, func);
 }
 XMSG_MPI_ALIAS(Win_unlock)
@@ -343,6 +351,13 @@ int PMPI_Win_unlock_all(MPI_Win win) {
   std::vector<int> all;
   remote_wait(w, -1);
   if (int e = remote_failure(w, -1, func)) return e;
+  if (w->device_locks) {
+    if (int e = sync_targets(w, dirty_targets(w), kFlush, func)) return e;
+    if (!w->lock_all_nocheck)
+      for (int r = 0; r < w->size; ++r)
+        if (int e = device_unlock(w, r, MPI_LOCK_SHARED, func)) return e;
+    return MPI_SUCCESS;
+  }
   if (w->lock_all_nocheck) {
     all = dirty_targets(w);
   } else {

@@ -6,6 +6,8 @@
  * complete/wait and test, lock/unlock shared and exclusive, lock_all, flush, flush_local,
  * sync); accumulate atomicity (every rank adds to one counter, exact totals, every fetched
  * ticket distinct; 64-bit integers by every op kind, device atomics where every rank has them);
+ * lock mutual exclusion (get + put under exclusive locks), locks and 64-bit adds reaching a target
+ * that computes outside MPI;
  * passive target while the target sits in MPI_Barrier, and on one node while
  * it computes outside MPI (locks taken in the window's segment); and the error classes
  * of misuse under MPI_ERRORS_RETURN, after which the job goes on; a user window error handler
@@ -748,6 +750,95 @@ static void test_int64_atomics(int created) {
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* ---- passive-target locks: mutual exclusion, and a target computing outside MPI ----------
+ * Every rank, the target too, increments a counter by get + put under an exclusive lock (not
+ * atomic: only the lock keeps the total exact) and by MPI_Fetch_and_op under a shared lock.
+ * Then the target computes outside MPI while the others lock, add (64-bit MPI_Fetch_and_op) and
+ * put: on the direct and single-copy paths (locks in the window's segment, xmsg_rma_locks
+ * "segment") and with device locks and atomics over verbs ("device") nothing of that needs the
+ * target, so it is checked even with XMSG_PROGRESS_THREAD=off; elsewhere only with the progress
+ * thread. XMSG_TEST_RMA_LOCKS names what xmsg_rma_locks must say. */
+static void test_locks_int64(int created) {
+  enum { kRounds = 20, kSlots = 4 };
+  const int target = nranks - 1;
+  int64_t own[kSlots];
+  int64_t* mem = own;
+  MPI_Win win = MPI_WIN_NULL;
+  memset(own, 0, sizeof own);
+  if (created)
+    CHECK_MPI(MPI_Win_create(own, sizeof own, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  else
+    CHECK_MPI(MPI_Win_allocate(sizeof own, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  MPI_Info used;
+  char locks[32] = "", atomics[32] = "";
+  int flag = 0, aflag = 0;
+  CHECK_MPI(MPI_Win_get_info(win, &used));
+  MPI_Info_get(used, "xmsg_rma_locks", sizeof locks - 1, locks, &flag);
+  MPI_Info_get(used, "xmsg_rma_atomics", sizeof atomics - 1, atomics, &aflag);
+  MPI_Info_free(&used);
+  const char* want = getenv("XMSG_TEST_RMA_LOCKS");
+  if (want && *want)
+    CHECK(flag && strcmp(locks, want) == 0, "window by %s: xmsg_rma_locks '%s', expected '%s'",
+          created ? "MPI_Win_create" : "MPI_Win_allocate", locks, want);
+  CHECK_MPI(MPI_Win_fence(0, win));
+  for (int i = 0; i < kSlots; ++i) mem[i] = 0;
+  CHECK_MPI(MPI_Win_fence(0, win));
+  const int64_t one = 1;
+  for (int i = 0; i < kRounds; ++i) {
+    int64_t v = -1, old = -1;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
+    CHECK_MPI(MPI_Get(&v, 1, MPI_INT64_T, target, 0, 1, MPI_INT64_T, win));
+    CHECK_MPI(MPI_Win_flush(target, win));
+    ++v;
+    CHECK_MPI(MPI_Put(&v, 1, MPI_INT64_T, target, 0, 1, MPI_INT64_T, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, 1, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == target) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    CHECK(mem[0] == (int64_t)nranks * kRounds, "get + put under exclusive locks: counter %lld, expected %lld",
+          (long long)mem[0], (long long)nranks * kRounds);
+    CHECK(mem[1] == (int64_t)nranks * kRounds, "MPI_Fetch_and_op under shared locks: counter %lld, expected %lld",
+          (long long)mem[1], (long long)nranks * kRounds);
+    CHECK_MPI(MPI_Win_unlock(target, win));
+  }
+  const int needs_nothing = strcmp(locks, "segment") == 0 || (strcmp(locks, "device") == 0 && aflag &&
+                                                               strcmp(atomics, "device") == 0);
+  if (nranks < 2 || (progress_thread_off() && !needs_nothing)) {
+    if (rank == 0 && nranks > 1)
+      printf("rma: locks while the target computes: not checked with locks '%s' (XMSG_PROGRESS_THREAD=off)\n", locks);
+    CHECK_MPI(MPI_Win_free(&win));
+    return;
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == target) {
+    /* Computing: no MPI call until the origins' values are there (or 30 s, the hang guard). */
+    const double give_up = MPI_Wtime() + 30.0;
+    volatile int64_t* seen = mem;
+    while ((seen[2] != nranks - 1 || seen[3] != 7) && MPI_Wtime() < give_up) {
+    }
+    CHECK(seen[2] == nranks - 1 && seen[3] == 7,
+          "locked 64-bit adds and a put (%lld of %d, flag %lld) did not reach a target computing outside MPI "
+          "(window by %s, locks '%s', atomics '%s')",
+          (long long)seen[2], nranks - 1, (long long)seen[3], created ? "MPI_Win_create" : "MPI_Win_allocate", locks,
+          atomics);
+  } else {
+    const int64_t seven = 7;
+    int64_t old = -1;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, 2, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
+    CHECK_MPI(MPI_Put(&seven, 1, MPI_INT64_T, target, 3, 1, MPI_INT64_T, win));
+    CHECK_MPI(MPI_Win_unlock(target, win));
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 /* ---- errors --------------------------------------------------------------------------------- */
 static void expect_class(int code, int cls, const char* what) {
   int c = -1;
@@ -911,6 +1002,8 @@ int main(int argc, char** argv) {
   test_remote_path(1);
   test_int64_atomics(0);
   test_int64_atomics(1);
+  test_locks_int64(0);
+  test_locks_int64(1);
   test_errors();
   test_user_handlers();
   return FINISH("rma");
