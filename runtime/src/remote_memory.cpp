@@ -139,11 +139,12 @@ int xmsgi_remote_read(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys,
   return transfer(comm, rank, keys, offset, false, dst, n, done, "xmsgi_remote_read");
 }
 
-int xmsgi_remote_atomics(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys) {
-  if (!World::current || keys == nullptr || !xmsg::params::flag("XMSG_RMA_DEVICE_ATOMICS")) return 0;
+const char* xmsgi_remote_atomics(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys) {
+  if (!World::current || keys == nullptr || !xmsg::params::flag("XMSG_RMA_DEVICE_ATOMICS")) return nullptr;
   const xmsg::rt::Comm* c = World::current->comm(comm);
-  if (c == nullptr || rank < 0 || rank >= static_cast<int>(c->world_of.size())) return 0;
-  return atomics_transport(c->world_of[static_cast<size_t>(rank)], keys) != nullptr ? 1 : 0;
+  if (c == nullptr || rank < 0 || rank >= static_cast<int>(c->world_of.size())) return nullptr;
+  const transport::Transport* t = atomics_transport(c->world_of[static_cast<size_t>(rank)], keys);
+  return t ? t->name().data() : nullptr;  // every transport's name is a string literal
 }
 
 int xmsgi_remote_atomic(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset,

@@ -212,9 +212,9 @@ int xmsgi_remote_read(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys,
 // 64-bit atomics done by the device (Capabilities::remote_atomics: verbs), on 8 aligned bytes at
 // `offset` of what comm rank `rank` exposed, `rank` may be this rank itself: so that the ops of
 // every rank, the owner's own included, are atomic against each other. xmsgi_remote_atomics
-// says whether `rank` is reached so. compare_swap 0: *result = old, location += operand;
+// names the transport that reaches `rank` so (nullptr: none). compare_swap 0: *result = old, location += operand;
 // 1: *result = old, location = operand if old == compare. Completion as for the transfers.
-int xmsgi_remote_atomics(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys);
+const char* xmsgi_remote_atomics(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys);
 int xmsgi_remote_atomic(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* keys, uint64_t offset,
                         int compare_swap, uint64_t operand, uint64_t compare, uint64_t* result,
                         xmsgi_remote_done* done);

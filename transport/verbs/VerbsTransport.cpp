@@ -755,6 +755,9 @@ void VerbsTransport::fail_peer(int peer, const std::string& reason, MessageSink*
   auto it = routes_.find(peer);
   if (it == routes_.end() || it->second.failed) return;
   it->second.failed = true;
+  // A route only atomics use (this rank itself, a rank of its node shm carries) says nothing
+  // about the peer: its operations fail, the peer is not reported.
+  if (!carried(peer)) return;
   const std::string message = "verbs: " + peer_label(peer) + " unreachable from rank " + std::to_string(rank_) +
                               " on " + device_.label() + ": " + reason;
   if (sink != nullptr) {
@@ -847,7 +850,7 @@ void VerbsTransport::probe_quiet_peers() {
   if (now - last_probe_round_ < kProbeInterval) return;
   last_probe_round_ = now;
   for (auto& [peer, route] : routes_) {
-    if (peer == rank_) continue;  // the loopback for atomics
+    if (!carried(peer)) continue;  // a route only atomics use
     auto& heard = heard_[static_cast<std::size_t>(peer)];
     if (heard) {
       heard = 0;

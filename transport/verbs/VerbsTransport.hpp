@@ -126,6 +126,12 @@ class VerbsTransport final : public xmsg::transport::Transport, private Connecti
     bool probe_posted = false;
   };
   bool atomics() const { return device_.attributes().atomic_cap != IBV_ATOMIC_NONE; }
+  // Whether verbs carries `peer`'s messages (eager: every route; lazy: the peers connect() got),
+  // as opposed to a route only atomics use.
+  bool carried(int peer) const {
+    return peer != rank_ && (scheme_ == WireUpScheme::eager ||
+                             (peer >= 0 && peer < static_cast<int>(is_peer_.size()) && is_peer_[static_cast<std::size_t>(peer)]));
+  }
   // What one RDMA work request does: READ, WRITE or an atomic with its operands.
   struct RdmaWork {
     ibv_wr_opcode opcode;

@@ -48,6 +48,12 @@ bool is_int64(xmsg_datatype_t basic) {
 // The target's window address as it exposed it (every slot names the same memory).
 uint64_t target_base(const Window* w, int rank) { return w->remote_keys[static_cast<size_t>(rank)].slot[0].address; }
 
+bool is_aligned(const Window* w, int rank, uint64_t offset) { return (target_base(w, rank) + offset) % kElement == 0; }
+
+// Fetch-and-adds in flight on one call at most: beyond the transport's send slots each would
+// register its 8-byte result buffer.
+constexpr int64_t kMaxInFlight = 32;
+
 constexpr uint64_t kExclusive = uint64_t{1} << 63;
 constexpr uint64_t kExclusiveWaits = uint64_t{1} << 62;
 
@@ -68,9 +74,13 @@ struct Atomics {
   int compare_swap(uint64_t offset, uint64_t swap, uint64_t compare, uint64_t* old) {
     return xmsgi_remote_atomic(w->xcomm, target, keys(), offset, 1, swap, compare, old, &done);
   }
+  // Waits until at most `n` atomics are in flight.
+  void wait_below(int64_t n) {
+    spin_until([&] { return done.pending <= n; });
+  }
   // Waits for every atomic posted; `posted` is the first posting error (XMSG code) or 0.
   int finish(int posted, const char* func) {
-    spin_until([&] { return done.pending == 0; });
+    wait_below(0);
     if (posted) return reraise(w, posted, func);
     if (done.error)
       return raise(w, MPI_ERR_OTHER, func, "an atomic on rank %d of window %s over the device failed: %s", target,
@@ -79,21 +89,49 @@ struct Atomics {
   }
 };
 
-// The offsets (in the target's exposure) of the 64-bit elements `t` covers, in stream order;
-// false when one is not 8-byte aligned in the target's memory.
-bool element_offsets(const Window* w, const Target& t, std::vector<uint64_t>* at) {
+// The offsets (in the target's exposure) of the 64-bit elements `t` covers, in stream order,
+// and how many of them are 8-byte aligned in the target's memory (the device takes only those).
+size_t element_offsets(const Window* w, const Target& t, std::vector<uint64_t>* at) {
   const int64_t base = static_cast<int64_t>(t.disp) * w->ranks[static_cast<size_t>(t.rank)].disp_unit;
-  const uint64_t address = target_base(w, t.rank);
-  bool aligned = true;
+  size_t aligned = 0;
   for_each_run(*t.type, t.count, [&](int64_t off, int64_t, int64_t bytes) {
     for (int64_t k = 0; k < bytes; k += kElement) {
       const uint64_t offset = static_cast<uint64_t>(base + off + k);
-      if ((address + offset) % kElement != 0) aligned = false;
+      if (is_aligned(w, t.rank, offset)) ++aligned;
       at->push_back(offset);
     }
     return 0;
   });
   return aligned;
+}
+
+// One element the device cannot take (not 8-byte aligned), as a request to the target's
+// service: every origin's operations on that element go there, so they stay atomic among
+// themselves. `old`: where its fetched value lands (null: nothing fetched); the caller waits.
+int element_by_message(Window* w, const Target& t, uint64_t offset, const uint64_t* in, uint64_t* old, MPI_Op op,
+                       const char* func, std::shared_ptr<GetOp>* fetched) {
+  const int64_t base = static_cast<int64_t>(t.disp) * w->ranks[static_cast<size_t>(t.rank)].disp_unit;
+  auto element = std::make_shared<Type>(*type_of(t.type->basic));
+  element->predefined = false;
+  element->contiguous = false;
+  element->blocks = {Block{static_cast<MPI_Aint>(static_cast<int64_t>(offset) - base), kElement}};
+  element->true_lb = element->blocks[0].offset;
+  const Target one{t.rank, t.disp, 1, element.get()};
+  Hdr h{};
+  h.kind = old ? kGetAcc : kAcc;
+  h.op = op;
+  h.basic = t.type->basic;
+  h.data_bytes = kElement;
+  if (old) {
+    h.reply_tag = take_tag(w);
+    if (int e = expect(w, t.rank, h.reply_tag, old, 1, type_of(t.type->basic), kElement, fetched, func)) return e;
+  }
+  const int64_t payload = op == MPI_NO_OP ? 0 : kElement;
+  char* data = nullptr;
+  int64_t total = 0;
+  auto buf = build(h, one, payload, &data, &total);
+  if (payload) std::memcpy(data, in, kElement);
+  return post(w, t.rank, std::move(buf), total, func, /*answered=*/old != nullptr, /*holdable=*/false);
 }
 
 }  // namespace
@@ -120,9 +158,27 @@ void set_up_device_atomics(Window* w) {
     ok = 0;
   for (int r = 0; ok && r < w->size; ++r)
     if (!xmsgi_remote_atomics(w->xcomm, r, &w->lock_keys[static_cast<size_t>(r)])) ok = 0;
+  // The routes only atomics use (this rank itself, ranks whose puts and gets another transport
+  // carries) are made and tried now, while every rank progresses: a device that cannot reach
+  // them keeps the whole window on the target's service instead of failing its first lock.
+  xmsgi_remote_done tried{};
+  std::vector<uint64_t> seen(static_cast<size_t>(w->size), 0);
+  for (int r = 0; ok && r < w->size; ++r) {
+    const char* via = xmsgi_remote_atomics(w->xcomm, r, &w->lock_keys[static_cast<size_t>(r)]);
+    const char* puts = r == w->rank ? nullptr : w->remote_via[static_cast<size_t>(r)];
+    if (puts && via && std::strcmp(puts, via) == 0) continue;
+    if (xmsgi_remote_atomic(w->xcomm, r, &w->lock_keys[static_cast<size_t>(r)], 0, 0, 0, 0,
+                            &seen[static_cast<size_t>(r)], &tried))
+      ok = 0;
+  }
+  spin_until([&] { return tried.pending == 0; });
+  if (tried.error) ok = 0;
   if (xmsg_allreduce(&ok, &all, 1, XMSG_INT, XMSG_MIN, w->xcomm)) all = 0;
   w->device_locks = all != 0;
-  if (!w->device_locks) release_device_locks(w);
+  if (!w->device_locks) {  // all or none: without the locks the atomics stay the target's too
+    release_device_locks(w);
+    w->device_atomics = false;
+  }
 }
 
 void release_device_locks(Window* w) {
@@ -176,17 +232,33 @@ int device_accumulate(Window* w, const void* origin, int64_t ocount, const Type*
                       const Type* rt, const Target& t, int64_t bytes, MPI_Op op, const char* func, bool* taken) {
   std::vector<uint64_t> at;
   at.reserve(static_cast<size_t>(bytes / kElement));
-  *taken = element_offsets(w, t, &at);
+  const size_t aligned = element_offsets(w, t, &at);
+  *taken = aligned > 0;  // none aligned: the whole call is the target's, as a request
   if (!*taken) return MPI_SUCCESS;
   const size_t n = at.size();
   std::vector<uint64_t> in(n, 0), old(n, 0);
   if (op != MPI_NO_OP && ot) pack(origin, ocount, *ot, in.data());
+  const bool fetch = result && rt;
+  // Elements the device cannot take go to the target's service, one request each.
+  std::vector<std::shared_ptr<GetOp>> by_message;
+  if (aligned < n)
+    for (size_t i = 0; i < n; ++i) {
+      if (is_aligned(w, t.rank, at[i])) continue;
+      std::shared_ptr<GetOp> g;
+      if (int e = element_by_message(w, t, at[i], &in[i], fetch ? &old[i] : nullptr, op, func, &g)) return e;
+      if (g) by_message.push_back(std::move(g));
+    }
   Atomics a{w, t.rank};
   int posted = 0;
   if (op == MPI_SUM || op == MPI_NO_OP) {
-    for (size_t i = 0; i < n && !posted; ++i) posted = a.fetch_add(at[i], op == MPI_SUM ? in[i] : 0, &old[i]);
+    for (size_t i = 0; i < n && !posted; ++i) {
+      if (!is_aligned(w, t.rank, at[i])) continue;
+      a.wait_below(kMaxInFlight - 1);
+      posted = a.fetch_add(at[i], op == MPI_SUM ? in[i] : 0, &old[i]);
+    }
   } else {
     for (size_t i = 0; i < n; ++i) {
+      if (!is_aligned(w, t.rank, at[i])) continue;
       uint64_t seen = 0;
       if ((posted = a.fetch_add(at[i], 0, &seen))) break;
       if (int e = a.finish(0, func)) return e;
@@ -203,14 +275,19 @@ int device_accumulate(Window* w, const void* origin, int64_t ocount, const Type*
     }
   }
   if (int e = a.finish(posted, func)) return e;
-  if (result && rt) unpack(old.data(), bytes, result, rcount, *rt);
+  spin_until([&] {
+    for (auto& g : by_message)
+      if (!poll_get(*g)) return false;
+    return true;
+  });
+  if (fetch) unpack(old.data(), bytes, result, rcount, *rt);
   return MPI_SUCCESS;
 }
 
 int device_compare_and_swap(Window* w, const void* origin, const void* compare, void* result, const Target& t,
                             const char* func, bool* taken) {
   std::vector<uint64_t> at;
-  *taken = element_offsets(w, t, &at) && at.size() == 1;
+  *taken = element_offsets(w, t, &at) == 1 && at.size() == 1;
   if (!*taken) return MPI_SUCCESS;
   uint64_t swap = 0, expected = 0, old = 0;
   std::memcpy(&swap, origin, sizeof swap);

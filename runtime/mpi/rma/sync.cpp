@@ -326,9 +326,11 @@ int PMPI_Win_unlock(int rank, MPI_Win win) {
   if (w->device_locks) {
     // The epoch's operations complete at the target first (a flush where messages carried
     // some), then the lock word lets go.
-    if (int e = sync_targets(w, {rank}, kFlush, func)) return e;
-    if (int e = remote_failure(w, rank, func)) return e;
-    return nocheck ? MPI_SUCCESS : device_unlock(w, rank, lock_type, func);
+    // The word lets go even when the epoch failed: others must not wait for it forever.
+    int e = sync_targets(w, {rank}, kFlush, func);
+    if (e == MPI_SUCCESS) e = remote_failure(w, rank, func);
+    const int released = nocheck ? MPI_SUCCESS : device_unlock(w, rank, lock_type, func);
+    return e != MPI_SUCCESS ? e : released;
   }
   return sync_targets(w, {rank}, nocheck ? kFlush : kUnlock, func);
 }
@@ -352,11 +354,13 @@ int PMPI_Win_unlock_all(MPI_Win win) {
   remote_wait(w, -1);
   if (int e = remote_failure(w, -1, func)) return e;
   if (w->device_locks) {
-    if (int e = sync_targets(w, dirty_targets(w), kFlush, func)) return e;
+    int e = sync_targets(w, dirty_targets(w), kFlush, func);
     if (!w->lock_all_nocheck)
-      for (int r = 0; r < w->size; ++r)
-        if (int e = device_unlock(w, r, MPI_LOCK_SHARED, func)) return e;
-    return MPI_SUCCESS;
+      for (int r = 0; r < w->size; ++r) {
+        const int released = device_unlock(w, r, MPI_LOCK_SHARED, func);
+        if (e == MPI_SUCCESS) e = released;
+      }
+    return e;
   }
   if (w->lock_all_nocheck) {
     all = dirty_targets(w);

@@ -649,15 +649,17 @@ static void test_remote_path(int created) {
  * other: every rank, the target too, takes tickets with MPI_Fetch_and_op (all distinct, exact
  * total), adds by a compare-and-swap loop, raises a maximum (MPI_MAX: read, compare-and-swap),
  * swaps values in with MPI_Get_accumulate(MPI_REPLACE) (the values fetched and the last one
- * are exactly those put and the first) and adds a strided vector of three. The window says who
- * applied them (xmsg_rma_atomics); XMSG_TEST_RMA_ATOMICS names what it must say. */
+ * are exactly those put and the first), adds a strided vector of three, and adds to an aligned
+ * and an unaligned element in one call (a device takes only the first, the target the other).
+ * The window says who applied them (xmsg_rma_atomics); XMSG_TEST_RMA_ATOMICS names what it must
+ * say. */
 static int cmp_i64(const void* a, const void* b) {
   int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
   return (x > y) - (x < y);
 }
 
 static void test_int64_atomics(int created) {
-  enum { kRounds = 40, kSlots = 12 };
+  enum { kRounds = 40, kSlots = 16 };
   const int target = nranks - 1;
   int64_t own[kSlots];
   int64_t* mem = own;
@@ -709,6 +711,18 @@ static void test_int64_atomics(int created) {
     MPI_Type_commit(&every_other);
     CHECK_MPI(MPI_Accumulate(three, 3, MPI_INT64_T, target, 4, 1, every_other, MPI_SUM, win));
     MPI_Type_free(&every_other);
+    /* One call, two elements: slot 9 (aligned) and the 8 bytes at 84 (slots 10-11, not aligned,
+     * which a device cannot take), while every rank also adds to slot 9 by MPI_Fetch_and_op. */
+    int lengths[2] = {1, 1};
+    MPI_Aint at[2] = {9 * 8, 84};
+    MPI_Datatype split;
+    MPI_Type_create_hindexed(2, lengths, at, MPI_INT64_T, &split);
+    MPI_Type_commit(&split);
+    const int64_t ones[2] = {1, 1};
+    int64_t ignored = 0;
+    CHECK_MPI(MPI_Accumulate(ones, 2, MPI_INT64_T, target, 0, 1, split, MPI_SUM, win));
+    CHECK_MPI(MPI_Fetch_and_op(&one, &ignored, MPI_INT64_T, target, 9, MPI_SUM, win));
+    MPI_Type_free(&split);
     CHECK_MPI(MPI_Win_flush(target, win));
   }
   CHECK_MPI(MPI_Win_unlock_all(win));
@@ -743,6 +757,11 @@ static void test_int64_atomics(int created) {
           "strided MPI_SUM: %lld %lld %lld %lld %lld, expected %lld 0 %lld 0 %lld", (long long)mem[4],
           (long long)mem[5], (long long)mem[6], (long long)mem[7], (long long)mem[8], (long long)total,
           (long long)(10 * total), (long long)(100 * total));
+    int64_t unaligned = 0;
+    memcpy(&unaligned, (const char*)mem + 84, sizeof unaligned);
+    CHECK(mem[9] == 2 * total && unaligned == total,
+          "an aligned and an unaligned element in one MPI_Accumulate: %lld and %lld, expected %lld and %lld",
+          (long long)mem[9], (long long)unaligned, (long long)(2 * total), (long long)total);
   }
   free(all_tickets);
   free(all_swapped);
