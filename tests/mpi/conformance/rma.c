@@ -431,15 +431,41 @@ static void test_held_requests(void) {
 /* A window of two ints per rank: created over `own` (MPI_Win_create: on one node the
  * single-copy path), else allocated (MPI_Win_allocate: on one node the direct path); *mem is
  * this rank's part. */
-static MPI_Win two_int_window(int created, int* own, int** mem) {
+/* created: a window over `own` (MPI_Win_create), else MPI_Win_allocate's; *mem: its memory. */
+static MPI_Win window_of(int created, void* own, MPI_Aint bytes, int disp_unit, void* mem) {
   MPI_Win win = MPI_WIN_NULL;
   if (created) {
-    *mem = own;
-    CHECK_MPI(MPI_Win_create(own, 2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    *(void**)mem = own;
+    CHECK_MPI(MPI_Win_create(own, bytes, disp_unit, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
   } else {
-    CHECK_MPI(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, mem, &win));
+    CHECK_MPI(MPI_Win_allocate(bytes, disp_unit, MPI_INFO_NULL, MPI_COMM_WORLD, mem, &win));
   }
   return win;
+}
+
+static MPI_Win two_int_window(int created, int* own, int** mem) {
+  return window_of(created, own, 2 * sizeof(int), sizeof(int), mem);
+}
+
+/* The window's value of info `key` into value[size] ("" when unset); whether it is set. */
+static int win_info(MPI_Win win, const char* key, char* value, int size) {
+  MPI_Info used;
+  int flag = 0;
+  value[0] = '\0';
+  CHECK_MPI(MPI_Win_get_info(win, &used));
+  MPI_Info_get(used, key, size - 1, value, &flag);
+  MPI_Info_free(&used);
+  return flag;
+}
+
+/* A harness that sets environment variable `var` requires info `key` to say that. */
+static void check_info_wanted(MPI_Win win, int created, const char* key, const char* var) {
+  char value[64];
+  const int flag = win_info(win, key, value, sizeof value);
+  const char* want = getenv(var);
+  if (want && *want)
+    CHECK(flag && strcmp(value, want) == 0, "window by %s: %s '%s', expected '%s' (%s)",
+          created ? "MPI_Win_create" : "MPI_Win_allocate", key, value, want, var);
 }
 
 /* created: an MPI_Win_create window (on one node the single-copy path, its PSCW counters in the
@@ -578,19 +604,11 @@ static void test_remote_path(int created) {
   if (node_size == nranks) return; /* one node: the direct and single-copy paths */
   enum { kInts = 64 };
   int own[kInts];
-  int* mem = own;
-  MPI_Win win = MPI_WIN_NULL;
-  if (created)
-    CHECK_MPI(MPI_Win_create(own, sizeof own, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  else
-    CHECK_MPI(MPI_Win_allocate(sizeof own, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
-  MPI_Info used;
-  char path[64] = "", via[64] = "";
-  int flag = 0, via_flag = 0;
-  CHECK_MPI(MPI_Win_get_info(win, &used));
-  MPI_Info_get(used, "xmsg_rma_path", sizeof path - 1, path, &flag);
-  MPI_Info_get(used, "xmsg_rma_remote", sizeof via - 1, via, &via_flag);
-  MPI_Info_free(&used);
+  int* mem = NULL;
+  MPI_Win win = window_of(created, own, sizeof own, sizeof(int), &mem);
+  char path[64], via[64];
+  win_info(win, "xmsg_rma_path", path, sizeof path);
+  const int via_flag = win_info(win, "xmsg_rma_remote", via, sizeof via);
   const char* want = getenv("XMSG_TEST_RMA_REMOTE");
   if (want && *want)
     CHECK(strcmp(path, "remote") == 0 && via_flag && strstr(via, want) != NULL,
@@ -662,24 +680,9 @@ static void test_int64_atomics(int created) {
   enum { kRounds = 40, kSlots = 16 };
   const int target = nranks - 1;
   int64_t own[kSlots];
-  int64_t* mem = own;
-  MPI_Win win = MPI_WIN_NULL;
-  if (created) {
-    memset(own, 0, sizeof own);
-    CHECK_MPI(MPI_Win_create(own, sizeof own, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  } else {
-    CHECK_MPI(MPI_Win_allocate(sizeof own, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
-  }
-  MPI_Info used;
-  char who[32] = "";
-  int flag = 0;
-  CHECK_MPI(MPI_Win_get_info(win, &used));
-  MPI_Info_get(used, "xmsg_rma_atomics", sizeof who - 1, who, &flag);
-  MPI_Info_free(&used);
-  const char* want = getenv("XMSG_TEST_RMA_ATOMICS");
-  if (want && *want)
-    CHECK(flag && strcmp(who, want) == 0, "window by %s: xmsg_rma_atomics '%s', expected '%s'",
-          created ? "MPI_Win_create" : "MPI_Win_allocate", who, want);
+  int64_t* mem = NULL;
+  MPI_Win win = window_of(created, own, sizeof own, sizeof(int64_t), &mem);
+  check_info_wanted(win, created, "xmsg_rma_atomics", "XMSG_TEST_RMA_ATOMICS");
   CHECK_MPI(MPI_Win_fence(0, win));
   for (int i = 0; i < kSlots; ++i) mem[i] = 0;
   if (rank == target) mem[3] = -1; /* the value the first swap takes out */
@@ -781,24 +784,12 @@ static void test_locks_int64(int created) {
   enum { kRounds = 20, kSlots = 4 };
   const int target = nranks - 1;
   int64_t own[kSlots];
-  int64_t* mem = own;
-  MPI_Win win = MPI_WIN_NULL;
-  memset(own, 0, sizeof own);
-  if (created)
-    CHECK_MPI(MPI_Win_create(own, sizeof own, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-  else
-    CHECK_MPI(MPI_Win_allocate(sizeof own, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
-  MPI_Info used;
-  char locks[32] = "", atomics[32] = "";
-  int flag = 0, aflag = 0;
-  CHECK_MPI(MPI_Win_get_info(win, &used));
-  MPI_Info_get(used, "xmsg_rma_locks", sizeof locks - 1, locks, &flag);
-  MPI_Info_get(used, "xmsg_rma_atomics", sizeof atomics - 1, atomics, &aflag);
-  MPI_Info_free(&used);
-  const char* want = getenv("XMSG_TEST_RMA_LOCKS");
-  if (want && *want)
-    CHECK(flag && strcmp(locks, want) == 0, "window by %s: xmsg_rma_locks '%s', expected '%s'",
-          created ? "MPI_Win_create" : "MPI_Win_allocate", locks, want);
+  int64_t* mem = NULL;
+  MPI_Win win = window_of(created, own, sizeof own, sizeof(int64_t), &mem);
+  char locks[32], atomics[32];
+  win_info(win, "xmsg_rma_locks", locks, sizeof locks);
+  win_info(win, "xmsg_rma_atomics", atomics, sizeof atomics);
+  check_info_wanted(win, created, "xmsg_rma_locks", "XMSG_TEST_RMA_LOCKS");
   CHECK_MPI(MPI_Win_fence(0, win));
   for (int i = 0; i < kSlots; ++i) mem[i] = 0;
   CHECK_MPI(MPI_Win_fence(0, win));
@@ -824,8 +815,8 @@ static void test_locks_int64(int created) {
           (long long)mem[1], (long long)nranks * kRounds);
     CHECK_MPI(MPI_Win_unlock(target, win));
   }
-  const int needs_nothing = strcmp(locks, "segment") == 0 || (strcmp(locks, "device") == 0 && aflag &&
-                                                               strcmp(atomics, "device") == 0);
+  const int needs_nothing =
+      strcmp(locks, "segment") == 0 || (strcmp(locks, "device") == 0 && strcmp(atomics, "device") == 0);
   if (nranks < 2 || (progress_thread_off() && !needs_nothing)) {
     if (rank == 0 && nranks > 1)
       printf("rma: locks while the target computes: not checked with locks '%s' (XMSG_PROGRESS_THREAD=off)\n", locks);
