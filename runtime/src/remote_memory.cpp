@@ -152,12 +152,16 @@ int xmsgi_remote_atomic(xmsg_comm_t comm, int rank, const xmsgi_remote_keys* key
                         xmsgi_remote_done* done) {
   const char* func = "xmsgi_remote_atomic";
   if (!World::current) return xmsgi_error(XMSG_ERR_NOT_INITIALIZED, "%s: library not initialised", func);
-  if (!xmsgi_remote_atomics(comm, rank, keys))
-    return xmsgi_error(XMSG_ERR_ARG, "%s: rank %d is not reached by a transport with device atomics", func, rank);
-  if (done == nullptr || result == nullptr)
-    return xmsgi_error(XMSG_ERR_ARG, "%s: %s is NULL", func, done == nullptr ? "done" : "result");
-  const int peer = World::current->comm(comm)->world_of[static_cast<size_t>(rank)];
+  if (done == nullptr || result == nullptr || keys == nullptr)
+    return xmsgi_error(XMSG_ERR_ARG, "%s: %s is NULL", func, done == nullptr ? "done" : result ? "keys" : "result");
+  const xmsg::rt::Comm* c = World::current->comm(comm);
+  if (c == nullptr || rank < 0 || rank >= static_cast<int>(c->world_of.size()))
+    return xmsgi_error(XMSG_ERR_RANK, "%s: rank %d is not a rank of the communicator", func, rank);
+  // XMSG_RMA_DEVICE_ATOMICS was asked once, when the caller chose this path (xmsgi_remote_atomics).
+  const int peer = c->world_of[static_cast<size_t>(rank)];
   transport::Transport* t = atomics_transport(peer, keys);
+  if (t == nullptr)
+    return xmsgi_error(XMSG_ERR_ARG, "%s: rank %d is not reached by a transport with device atomics", func, rank);
   const xmsgi_remote_key* k = slot_for(keys, t->name());
   return xmsgi_guard(func, [&] {
     auto* completion = new Completion(done);

@@ -92,7 +92,7 @@ struct Atomics {
 // The offsets (in the target's exposure) of the 64-bit elements `t` covers, in stream order,
 // and how many of them are 8-byte aligned in the target's memory (the device takes only those).
 size_t element_offsets(const Window* w, const Target& t, std::vector<uint64_t>* at) {
-  const int64_t base = static_cast<int64_t>(t.disp) * w->ranks[static_cast<size_t>(t.rank)].disp_unit;
+  const int64_t base = base_offset(w, t);
   size_t aligned = 0;
   for_each_run(*t.type, t.count, [&](int64_t off, int64_t, int64_t bytes) {
     for (int64_t k = 0; k < bytes; k += kElement) {
@@ -110,54 +110,43 @@ size_t element_offsets(const Window* w, const Target& t, std::vector<uint64_t>* 
 // themselves. `old`: where its fetched value lands (null: nothing fetched); the caller waits.
 int element_by_message(Window* w, const Target& t, uint64_t offset, const uint64_t* in, uint64_t* old, MPI_Op op,
                        const char* func, std::shared_ptr<GetOp>* fetched) {
-  const int64_t base = static_cast<int64_t>(t.disp) * w->ranks[static_cast<size_t>(t.rank)].disp_unit;
-  auto element = std::make_shared<Type>(*type_of(t.type->basic));
-  element->predefined = false;
-  element->contiguous = false;
-  element->blocks = {Block{static_cast<MPI_Aint>(static_cast<int64_t>(offset) - base), kElement}};
-  element->true_lb = element->blocks[0].offset;
-  const Target one{t.rank, t.disp, 1, element.get()};
-  Hdr h{};
-  h.kind = old ? kGetAcc : kAcc;
-  h.op = op;
-  h.basic = t.type->basic;
-  h.data_bytes = kElement;
-  if (old) {
-    h.reply_tag = take_tag(w);
-    if (int e = expect(w, t.rank, h.reply_tag, old, 1, type_of(t.type->basic), kElement, fetched, func)) return e;
-  }
-  const int64_t payload = op == MPI_NO_OP ? 0 : kElement;
-  char* data = nullptr;
-  int64_t total = 0;
-  auto buf = build(h, one, payload, &data, &total);
-  if (payload) std::memcpy(data, in, kElement);
-  return post(w, t.rank, std::move(buf), total, func, /*answered=*/old != nullptr, /*holdable=*/false);
+  const Type* basic = type_of(t.type->basic);
+  Type element = *basic;  // one element at `offset`, as the target's datatype
+  element.predefined = false;
+  element.contiguous = false;
+  element.blocks = {Block{static_cast<MPI_Aint>(static_cast<int64_t>(offset) - base_offset(w, t)), kElement}};
+  element.true_lb = element.blocks[0].offset;
+  const Target one{t.rank, t.disp, 1, &element};
+  return accumulate_request(w, in, 1, basic, old, 1, basic, one, kElement, op, old != nullptr, func, fetched);
+}
+
+// Whether every rank reaches the memory `keys` describe (per rank) with device atomics.
+bool reach_all_atomically(const Window* w, const std::vector<xmsgi_remote_keys>& keys) {
+  for (int r = 0; r < w->size; ++r)
+    if (!xmsgi_remote_atomics(w->xcomm, r, &keys[static_cast<size_t>(r)])) return false;
+  return true;
 }
 
 }  // namespace
 
 void set_up_device_atomics(Window* w) {
-  int ok = w->remote_exposed ? 1 : 0;
-  for (int r = 0; ok && r < w->size; ++r)
-    if (!xmsgi_remote_atomics(w->xcomm, r, &w->remote_keys[static_cast<size_t>(r)])) ok = 0;
+  int ok = w->remote_exposed && reach_all_atomically(w, w->remote_keys) ? 1 : 0;
   int all = 0;
   if (xmsg_allreduce(&ok, &all, 1, XMSG_INT, XMSG_MIN, w->xcomm)) all = 0;
   w->device_atomics = all != 0;
   if (!w->device_atomics) return;
   // The lock words: one exposure more per rank, made and agreed on by all (or none).
   void* word = nullptr;
-  ok = posix_memalign(&word, 64, 64) == 0 ? 1 : 0;
-  if (ok) {
+  const bool allocated = posix_memalign(&word, 64, 64) == 0;
+  if (allocated) {
     std::memset(word, 0, 64);
     w->lock_word_memory = static_cast<uint64_t*>(word);
-    ok = xmsgi_remote_expose(word, 64, &w->my_lock_keys) == XMSG_SUCCESS ? 1 : 0;
   }
-  w->lock_keys.resize(static_cast<size_t>(w->size));
-  if (xmsg_allgather(&w->my_lock_keys, sizeof w->my_lock_keys, XMSG_BYTE, w->lock_keys.data(),
-                     sizeof w->my_lock_keys, XMSG_BYTE, w->xcomm))
-    ok = 0;
-  for (int r = 0; ok && r < w->size; ++r)
-    if (!xmsgi_remote_atomics(w->xcomm, r, &w->lock_keys[static_cast<size_t>(r)])) ok = 0;
+  bool exposed = false;
+  ok = expose_to_all(w, word, allocated ? 64 : 0, &w->my_lock_keys, &w->lock_keys, &exposed) && allocated &&
+               reach_all_atomically(w, w->lock_keys)
+           ? 1
+           : 0;
   // The routes only atomics use (this rank itself, ranks whose puts and gets another transport
   // carries) are made and tried now, while every rank progresses: a device that cannot reach
   // them keeps the whole window on the target's service instead of failing its first lock.

@@ -218,23 +218,11 @@ int do_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin
   if (w->cma)
     return cma_accumulate(w, origin_addr, origin_count, ot, result_addr, result_count, rt, target_rank, target_disp,
                           target_count, *tt, bytes, op, func);
-  Hdr h{};
-  h.kind = fetch ? kGetAcc : kAcc;
-  h.op = op;
-  h.basic = tt->basic;
-  h.data_bytes = bytes;
-  if (fetch) {
-    h.reply_tag = take_tag(w);
-    std::shared_ptr<GetOp> g;
-    if (int e = expect(w, target_rank, h.reply_tag, result_addr, result_count, rt, bytes, &g, func)) return e;
-    if (out) *out = g;
-  }
-  const int64_t payload = no_op ? 0 : bytes;
-  char* data = nullptr;
-  int64_t total = 0;
-  auto buf = build(h, t, payload, &data, &total);
-  if (!no_op) pack(origin_addr, origin_count, *ot, data);
-  return post(w, target_rank, std::move(buf), total, func, /*answered=*/fetch, /*holdable=*/!fetch);
+  std::shared_ptr<GetOp> g;
+  const int e =
+      accumulate_request(w, origin_addr, origin_count, ot, result_addr, result_count, rt, t, bytes, op, fetch, func, &g);
+  if (out) *out = g;
+  return e;
 }
 
 }  // namespace

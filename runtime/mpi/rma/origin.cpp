@@ -179,6 +179,27 @@ int expect(Window* w, int target, int tag, void* buf, int64_t count, const Type*
 
 // Sends a flush / unlock to each target and waits for their answers; reports the first
 // target-side failure.
+int accumulate_request(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
+                       const Type* rt, const Target& t, int64_t bytes, MPI_Op op, bool fetch, const char* func,
+                       std::shared_ptr<GetOp>* fetched) {
+  const bool no_op = op == MPI_NO_OP;
+  Hdr h{};
+  h.kind = fetch ? kGetAcc : kAcc;
+  h.op = op;
+  h.basic = t.type->basic;
+  h.data_bytes = bytes;
+  if (fetch) {
+    h.reply_tag = take_tag(w);
+    if (int e = expect(w, t.rank, h.reply_tag, result, rcount, rt, bytes, fetched, func)) return e;
+  }
+  const int64_t payload = no_op ? 0 : bytes;
+  char* data = nullptr;
+  int64_t total = 0;
+  auto buf = build(h, t, payload, &data, &total);
+  if (!no_op) pack(origin, ocount, *ot, data);
+  return post(w, t.rank, std::move(buf), total, func, /*answered=*/fetch, /*holdable=*/!fetch);
+}
+
 int sync_targets(Window* w, const std::vector<int>& targets, int32_t kind, const char* func) {
   struct Pending {
     int target;

@@ -30,20 +30,23 @@ int64_t count_runs(const Type& type, int64_t count) {
   return runs;
 }
 
-int64_t base_offset(const Window* w, const Target& t) {
-  return static_cast<int64_t>(t.disp) * w->ranks[static_cast<size_t>(t.rank)].disp_unit;
-}
-
 }  // namespace
+
+bool expose_to_all(Window* w, void* buf, uint64_t bytes, xmsgi_remote_keys* mine, std::vector<xmsgi_remote_keys>* all,
+                   bool* exposed) {
+  bool ok = xmsgi_remote_expose(buf, bytes, mine) == XMSG_SUCCESS;
+  *exposed = ok;
+  all->resize(static_cast<size_t>(w->size));
+  if (xmsg_allgather(mine, sizeof *mine, XMSG_BYTE, all->data(), sizeof *mine, XMSG_BYTE, w->xcomm)) ok = false;
+  return ok;
+}
 
 void set_up_remote(Window* w) {
   if (!xmsgi_remote_enabled() || w->size < 2) return;
-  int ok = xmsgi_remote_expose(w->base, static_cast<uint64_t>(w->win_size), &w->my_keys) == XMSG_SUCCESS ? 1 : 0;
-  w->remote_exposed = ok != 0;
-  w->remote_keys.resize(static_cast<size_t>(w->size));
-  if (xmsg_allgather(&w->my_keys, sizeof w->my_keys, XMSG_BYTE, w->remote_keys.data(), sizeof w->my_keys, XMSG_BYTE,
-                     w->xcomm))
-    ok = 0;
+  int ok = expose_to_all(w, w->base, static_cast<uint64_t>(w->win_size), &w->my_keys, &w->remote_keys,
+                         &w->remote_exposed)
+               ? 1
+               : 0;
   int all = 0;
   if (xmsg_allreduce(&ok, &all, 1, XMSG_INT, XMSG_MIN, w->xcomm)) all = 0;
   if (!all) {

@@ -376,6 +376,12 @@ int send_held(Window* w, int target);
 // A receive for data coming back into (buf, count, type); posted before the request goes out.
 int expect(Window* w, int target, int tag, void* buf, int64_t count, const Type* type, int64_t bytes,
            std::shared_ptr<GetOp>* out, const char* func);
+// An accumulate (`fetch`: get_accumulate) as a request to target t.rank's service: the
+// origin's data packed into it, the fetched data expected into (result, rcount, rt) through
+// *fetched. Checked by the caller.
+int accumulate_request(Window* w, const void* origin, int64_t ocount, const Type* ot, void* result, int64_t rcount,
+                       const Type* rt, const Target& t, int64_t bytes, MPI_Op op, bool fetch, const char* func,
+                       std::shared_ptr<GetOp>* fetched);
 // Sends a flush / unlock to each target and waits for their answers.
 int sync_targets(Window* w, const std::vector<int>& targets, int32_t kind, const char* func);
 std::vector<int> dirty_targets(Window* w);
@@ -435,6 +441,15 @@ int for_each_run(const Type& type, int64_t count, Run&& run) {
 // can read and write it one-sidedly and learns every rank's keys. Off with XMSG_RMA_REMOTE=off,
 // or when any rank could not expose (then every rank keeps messages).
 void set_up_remote(Window* w);
+// Collective: exposes [buf, buf+bytes) through every transport that reads and writes it
+// one-sidedly and gathers every rank's keys into *all. *exposed: this rank's exposure worked
+// (to be released); returns whether exposure and gather both worked here.
+bool expose_to_all(Window* w, void* buf, uint64_t bytes, xmsgi_remote_keys* mine, std::vector<xmsgi_remote_keys>* all,
+                   bool* exposed);
+// Byte offset of t.disp in the target's window.
+inline int64_t base_offset(const Window* w, const Target& t) {
+  return static_cast<int64_t>(t.disp) * w->ranks[static_cast<size_t>(t.rank)].disp_unit;
+}
 // After the window's last epoch (MPI_Win_free's barrier): withdraws the exposure.
 void release_remote(Window* w);
 // Whether a put or get to `rank` goes through the remote path.
