@@ -195,7 +195,7 @@ int run_barrier(const Comm& c) {
   return traced(c, "barrier", "dissemination", 0) + barrier_dissemination(c);
 }
 
-int run_bcast(const Comm& c, void* buf, int64_t bytes, int root) {
+int run_bcast(const Comm& c, Dst buf, int64_t bytes, int root) {
   // Measured with 2 ranks pinned: from 16 KiB on, the point-to-point bcast beat the slot.
   if (NodeShm* shm = bytes <= thresholds().shm_bcast_max ? shm_for(c, bytes) : nullptr)
     return traced(c, "bcast", "shared memory", bytes) + shm_bcast(*shm, c, buf, bytes, root);
@@ -257,7 +257,7 @@ int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t cou
   return traced(c, "allreduce", "rabenseifner", bytes) + allreduce_rabenseifner(c, sendbuf, recvbuf, count, op);
 }
 
-int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root) {
+int run_gather(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block, int root) {
   if (block * c.size <= thresholds().gather_small)
     return traced(c, "gather", "binomial", block) + gather_binomial(c, sendbuf, recvbuf, block, root);
   traced(c, "gather", "linear", block);
@@ -272,7 +272,7 @@ int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block,
   return gatherv_linear(c, sendbuf, block, recvbuf, counts, displs, root);
 }
 
-int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root) {
+int run_scatter(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block, int root) {
   if (block * c.size <= thresholds().gather_small)
     return traced(c, "scatter", "binomial", block) + scatter_binomial(c, sendbuf, recvbuf, block, root);
   traced(c, "scatter", "linear", block);
@@ -287,7 +287,7 @@ int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block
   return scatterv_linear(c, sendbuf, counts, displs, recvbuf, block, root);
 }
 
-int run_allgather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+int run_allgather(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   if (NodeShm* shm = block >= thresholds().pipe_allgather_min ? pipe_for(c, block, true) : nullptr)
     return traced(c, "allgather", "pipelined shared memory", block) + shm_allgather_pipe(*shm, c, sendbuf, recvbuf, block);
   if (sendbuf) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
@@ -354,7 +354,7 @@ int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, co
          alltoallv_pairwise(c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls);
 }
 
-int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+int run_alltoall(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   if (NodeShm* shm = shm_for(c, block * c.size))
     return traced(c, "alltoall", "shared memory", block) + shm_alltoall(*shm, c, sendbuf, recvbuf, block);
   const LargeLimits large =

@@ -58,16 +58,16 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
 bool oversubscribed();
 
 int run_barrier(const Comm& c);
-int run_bcast(const Comm& c, void* buf, int64_t bytes, int root);
+int run_bcast(const Comm& c, Dst buf, int64_t bytes, int root);
 int run_reduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op, int root);
 int run_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op);
-int run_gather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
-int run_scatter(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
+int run_gather(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block, int root);
+int run_scatter(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block, int root);
 // sendbuf: our block (nullptr: already in place in recvbuf).
-int run_allgather(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int run_allgather(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 // counts[j]: elements that end on rank j; sendbuf never in place.
 int run_reduce_scatter(const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts, const ReduceOp& op);
-int run_alltoall(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int run_alltoall(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,
                   const int64_t* rcounts, const int64_t* rdispls);
 
@@ -75,7 +75,7 @@ int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, co
 // sent and the caller uses the flat table.
 bool node_aware_possible(const Comm& c);
 int node_aware_barrier(const Comm& c, bool* done);
-int node_aware_bcast(const Comm& c, void* buf, int64_t bytes, int root, bool* done);
+int node_aware_bcast(const Comm& c, Dst buf, int64_t bytes, int root, bool* done);
 int node_aware_allreduce(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
                          bool* done);
 

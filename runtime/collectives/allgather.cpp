@@ -10,7 +10,7 @@
 
 namespace xmsg::coll {
 
-int allgather_bruck(const Comm& c, void* recvbuf, int64_t block) {
+int allgather_bruck(const Comm& c, Dst recvbuf, int64_t block) {
   const int n = c.size, r = c.rank;
   Scratch scratch(n * block);
   std::byte* tmp = scratch.get();  // tmp block i = block of rank (r + i) % n
@@ -28,7 +28,7 @@ int allgather_bruck(const Comm& c, void* recvbuf, int64_t block) {
   return XMSG_SUCCESS;
 }
 
-int allgatherv_ring(const Comm& c, void* recvbuf, const int64_t* counts, const int64_t* displs) {
+int allgatherv_ring(const Comm& c, Dst recvbuf, const int64_t* counts, const int64_t* displs) {
   const int n = c.size, r = c.rank;
   const int right = (r + 1) % n, left = (r - 1 + n) % n;
   for (int s = 0; s < n - 1; ++s) {

@@ -14,7 +14,7 @@
 
 namespace xmsg::coll {
 
-int alltoall_bruck(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+int alltoall_bruck(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   const int n = c.size, r = c.rank;
   Scratch rotated_store(n * block), out_store(((n + 1) / 2) * block), in_store(((n + 1) / 2) * block);
   std::byte* rotated = rotated_store.get();  // block i is destined to rank (r + i) % n
@@ -42,7 +42,7 @@ int alltoall_bruck(const Comm& c, const void* sendbuf, void* recvbuf, int64_t bl
   return XMSG_SUCCESS;
 }
 
-int alltoall_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+int alltoall_linear(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   const int n = c.size, r = c.rank;
   Step step(c);
   // Post in pairwise order so that, in an oversubscribed job, the peer scheduled next finds
@@ -53,7 +53,7 @@ int alltoall_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t b
   return step.wait();
 }
 
-int alltoall_pairwise(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+int alltoall_pairwise(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   const int n = c.size, r = c.rank;
   for (int s = 1; s < n; ++s) {
     const int dest = (r + s) % n, source = (r - s + n) % n;

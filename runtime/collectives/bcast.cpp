@@ -18,7 +18,7 @@ int real_rank(int vr, int root, int n) { return (vr + root) % n; }
 
 }  // namespace
 
-int bcast_binomial(const Comm& c, void* buf, int64_t bytes, int root) {
+int bcast_binomial(const Comm& c, Dst buf, int64_t bytes, int root) {
   const int n = c.size, vr = (c.rank - root + n) % n;
   int mask = 1;
   while (mask < n) {
@@ -36,7 +36,7 @@ int bcast_binomial(const Comm& c, void* buf, int64_t bytes, int root) {
   return step.wait();
 }
 
-int bcast_linear(const Comm& c, void* buf, int64_t bytes, int root) {
+int bcast_linear(const Comm& c, Dst buf, int64_t bytes, int root) {
   Step step(c);
   if (c.rank == root) {
     for (int r = 0; r < c.size; ++r)
@@ -47,7 +47,7 @@ int bcast_linear(const Comm& c, void* buf, int64_t bytes, int root) {
   return step.wait();
 }
 
-int bcast_scatter_allgather(const Comm& c, void* buf, int64_t bytes, int root) {
+int bcast_scatter_allgather(const Comm& c, Dst buf, int64_t bytes, int root) {
   const int n = c.size, vr = (c.rank - root + n) % n;
   const int64_t chunk = (bytes + n - 1) / n;
   // Chunks [first, last) of the buffer as a byte range; trailing chunks may be short or empty.

@@ -1,6 +1,7 @@
 // Internal interface of the collectives: the point-to-point step they are built from, the
 // resolved reduction op, scratch buffers, and the algorithm entry points (one per algorithm,
-// chosen in algorithm_selection.cpp). Buffers are bytes: every datatype is contiguous.
+// chosen in algorithm_selection.cpp). Sizes are bytes; a rank's own buffers are Src / Dst:
+// plain bytes, or the packed stream of a datatype that is not contiguous.
 #pragma once
 
 #include <xmsg/xmsg.h>
@@ -15,7 +16,48 @@
 
 #include "node_profile.hpp"
 
+struct xmsgi_layout;  // xmsg_internal.h: the MPI layer's datatype engine
+
 namespace xmsg::coll {
+
+// A rank's own buffer in a collective: plain bytes, or the packed stream of an MPI datatype that
+// is not contiguous (a layout). Offsets into a laid buffer count packed bytes, and each access
+// packs or unpacks just the piece it touches, so a derived datatype never costs a copy of the
+// whole buffer. MPI lets every rank pass its own datatype of the same signature, so a rank's
+// layout changes how it touches its own memory, never which algorithm runs or what travels:
+// the algorithms address both kinds alike (at, block_at, copy_bytes, Step::send / recv). Only
+// single copy, which hands a peer an address to read, needs plain bytes (plain_for_peers).
+struct Dst {
+  std::byte* ptr = nullptr;
+  const xmsgi_layout* layout = nullptr;
+  int64_t offset = 0;  // into the layout's stream
+  Dst(void* p) : ptr(static_cast<std::byte*>(p)) {}  // NOLINT(google-explicit-constructor): plain is the common case
+  static Dst laid(const xmsgi_layout* l, int64_t offset = 0) {
+    Dst d(nullptr);
+    d.layout = l;
+    d.offset = offset;
+    return d;
+  }
+  bool operator==(const void* p) const { return !layout && ptr == p; }
+  explicit operator bool() const { return layout || ptr; }
+};
+struct Src {
+  const std::byte* ptr = nullptr;
+  const xmsgi_layout* layout = nullptr;
+  int64_t offset = 0;
+  Src(const void* p) : ptr(static_cast<const std::byte*>(p)) {}  // NOLINT(google-explicit-constructor)
+  Src(const Dst& d) : ptr(d.ptr), layout(d.layout), offset(d.offset) {}  // NOLINT(google-explicit-constructor)
+  static Src laid(const xmsgi_layout* l, int64_t offset = 0) {
+    Src s(nullptr);
+    s.layout = l;
+    s.offset = offset;
+    return s;
+  }
+  bool operator==(const void* p) const { return !layout && ptr == p; }
+  explicit operator bool() const { return layout || ptr; }
+  // The same bytes as `d` (an in-place argument): nothing to copy.
+  bool same_as(const Src& d) const { return ptr == d.ptr && layout == d.layout && offset == d.offset; }
+};
 
 // A communicator as an algorithm sees it. `members`, when set, makes it a subset of the
 // handle's ranks (rank i of the subset is rank members[i] of the handle): the node-aware
@@ -116,15 +158,19 @@ class Step {
   Step& operator=(const Step&) = delete;
   ~Step();
 
-  void send(const void* buf, int64_t bytes, int peer, int tag);
+  // A laid buffer travels as a packed message: pieces packed straight into the transport's
+  // buffers (runtime/src/packed.cpp), unpacked straight out of them on the other side.
+  void send(Src buf, int64_t bytes, int peer, int tag);
   // A receive of exactly `bytes`: a message of another length (ranks disagreeing on counts or
   // datatypes) makes wait() return XMSG_ERR_TRUNCATE naming the sender, never wrong data; under
   // a SizeDisagreement wait() notes it there and returns success, so the algorithm goes on.
-  void recv(void* buf, int64_t bytes, int peer, int tag);
+  void recv(Dst buf, int64_t bytes, int peer, int tag);
   int wait();
 
  private:
   void add(xmsg_request_t request, int64_t expected_bytes);
+  // The layout a packed request of a laid buffer at a non-zero offset reads or writes through.
+  const xmsgi_layout* piece(const xmsgi_layout* layout, int64_t offset);
 
   const Comm& comm_;
   int error_ = XMSG_SUCCESS;
@@ -133,6 +179,7 @@ class Step {
   int64_t inline_expected_[8];  // receives: bytes expected; sends: -1
   std::vector<xmsg_request_t> more_;
   std::vector<int64_t> more_expected_;
+  std::vector<std::unique_ptr<xmsgi_layout, void (*)(xmsgi_layout*)>> pieces_;
 };
 
 // ---- the few things the collectives need from the point-to-point runtime (coll_p2p.cpp) ----
@@ -208,6 +255,15 @@ inline const std::byte* at(const void* base, int64_t offset) {
   return static_cast<const std::byte*>(base) + offset;
 }
 void copy_bytes(void* dst, const void* src, int64_t bytes);
+void copy_bytes(Dst dst, Src src, int64_t bytes);
+inline Dst at(const Dst& b, int64_t offset) { return b.layout ? Dst::laid(b.layout, b.offset + offset) : Dst(b.ptr + offset); }
+inline Src at(const Src& b, int64_t offset) { return b.layout ? Src::laid(b.layout, b.offset + offset) : Src(b.ptr + offset); }
+inline Dst block_at(const Dst& b, int64_t offset, int64_t bytes) { return bytes > 0 ? at(b, offset) : b; }
+inline Src block_at(const Src& b, int64_t offset, int64_t bytes) { return bytes > 0 ? at(b, offset) : b; }
+// What single copy lets peers read: `buf` itself when plain, else its `bytes` packed into
+// `staging` (the one whole copy a laid buffer costs: a peer's process_vm_readv cannot run the
+// datatype engine).
+Src plain_for_peers(Src buf, int64_t bytes, Scratch& staging);
 // The block of `bytes` at `offset` of `base`: `base` itself for an empty block, whose
 // displacement may point anywhere (and `base` be null).
 inline std::byte* block_at(void* base, int64_t offset, int64_t bytes) { return bytes > 0 ? at(base, offset) : static_cast<std::byte*>(base); }
@@ -219,9 +275,9 @@ inline const std::byte* block_at(const void* base, int64_t offset, int64_t bytes
 int barrier_dissemination(const Comm& c);
 int barrier_linear(const Comm& c);
 
-int bcast_binomial(const Comm& c, void* buf, int64_t bytes, int root);
-int bcast_scatter_allgather(const Comm& c, void* buf, int64_t bytes, int root);
-int bcast_linear(const Comm& c, void* buf, int64_t bytes, int root);
+int bcast_binomial(const Comm& c, Dst buf, int64_t bytes, int root);
+int bcast_scatter_allgather(const Comm& c, Dst buf, int64_t bytes, int root);
+int bcast_linear(const Comm& c, Dst buf, int64_t bytes, int root);
 
 // `sendbuf` never XMSG_IN_PLACE here; recvbuf significant at root only.
 int reduce_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
@@ -237,20 +293,20 @@ int allreduce_rabenseifner(const Comm& c, const void* sendbuf, void* recvbuf, in
 
 // Blocks of rank i: bytes counts[i] at displs[i] (bytes) of the root's buffer. sendbuf
 // may be XMSG_IN_PLACE at the root (gather) / recvbuf at the root (scatter).
-int gatherv_linear(const Comm& c, const void* sendbuf, int64_t sendbytes, void* recvbuf, const int64_t* counts,
+int gatherv_linear(const Comm& c, Src sendbuf, int64_t sendbytes, Dst recvbuf, const int64_t* counts,
                    const int64_t* displs, int root);
-int gather_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
-int scatterv_linear(const Comm& c, const void* sendbuf, const int64_t* counts, const int64_t* displs,
-                    void* recvbuf, int64_t recvbytes, int root);
-int scatter_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root);
+int gather_binomial(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block, int root);
+int scatterv_linear(const Comm& c, Src sendbuf, const int64_t* counts, const int64_t* displs,
+                    Dst recvbuf, int64_t recvbytes, int root);
+int scatter_binomial(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block, int root);
 
 // Own block already in place in recvbuf.
-int allgather_bruck(const Comm& c, void* recvbuf, int64_t block);
-int allgatherv_ring(const Comm& c, void* recvbuf, const int64_t* counts, const int64_t* displs);
+int allgather_bruck(const Comm& c, Dst recvbuf, int64_t block);
+int allgatherv_ring(const Comm& c, Dst recvbuf, const int64_t* counts, const int64_t* displs);
 
-int alltoall_bruck(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
-int alltoall_pairwise(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
-int alltoall_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int alltoall_bruck(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
+int alltoall_pairwise(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
+int alltoall_linear(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 // Shared-memory collectives (shm_collectives.cpp) for a communicator whose ranks all live on
 // one node. node_shm() is collective on the first call for a communicator (it sets up the
 // region) and gives the same answer on every rank: nullptr when the path is off, the
@@ -259,15 +315,15 @@ int alltoall_linear(const Comm& c, const void* sendbuf, void* recvbuf, int64_t b
 struct NodeShm;
 NodeShm* node_shm(const Comm& c);
 int shm_barrier(NodeShm& s, const Comm& c);
-int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
+int shm_bcast(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root);
 // everyone = allreduce; otherwise only `root` gets the result in recvbuf.
 int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
                int root, bool everyone);
-int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 // Pipelined variants for data larger than a slot: chunks stream through each writer's ring in
 // the region (copy in, copy out). allreduce: commutative ops only.
-int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
-int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int shm_bcast_pipe(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root);
+int shm_alltoall_pipe(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                        const ReduceOp& op);
 // Phase 1 of the allreduce pipeline alone (segment j, counts[j] elements, ends on rank j, in
@@ -275,15 +331,15 @@ int shm_allreduce_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* rec
 // (sendbuf: our block, nullptr when it is in place in recvbuf already).
 int shm_reduce_scatter_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts,
                             const ReduceOp& op);
-int shm_allgather_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int shm_allgather_pipe(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 // Single-copy variants for data of any size: ranks read each other's buffers with CMA
 // (process_vm_readv). Only when node_shm_cma(s): every pair of members was allowed to.
 bool node_shm_cma(const NodeShm& s);
 // The sizes at which single copy is predicted faster than the pipelines for `kind` on this
 // communicator (node_profile.hpp), the same on every rank.
 SingleCopySizes node_shm_single_copy(const NodeShm& s, LargeCollective kind);
-int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root);
-int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block);
+int shm_bcast_cma(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root);
+int shm_alltoall_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 // Where a large one-node collective of `kind` leaves the pipelines for single copy
 // (algorithm_selection.cpp: large_limits).
 struct LargeLimits {

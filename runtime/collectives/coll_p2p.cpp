@@ -98,6 +98,7 @@ int wait_all_checked(int count, xmsg_request_t* requests, xmsg_status_t* statuse
     if (stop == XMSG_SUCCESS) continue;
     for (int i = 0; i < count; ++i)
       if (requests[i] != XMSG_REQUEST_NULL) {
+        xmsgi_request_orphan(requests[i]);  // a laid buffer's layout goes with this call
         xmsg_cancel(&requests[i]);
         xmsg_request_free(&requests[i]);
       }
@@ -128,7 +129,27 @@ void Step::add(xmsg_request_t request, int64_t expected_bytes) {
   ++count_;
 }
 
-void Step::send(const void* buf, int64_t bytes, int peer, int tag) {
+namespace {
+
+// A laid buffer's stream from `offset` on, as a stream of its own.
+struct LayoutPiece final : xmsgi_layout {
+  const xmsgi_layout* whole;
+  uint64_t offset;
+  LayoutPiece(const xmsgi_layout* w, uint64_t o) : whole(w), offset(o) {}
+  void pack(uint64_t at, void* dst, uint64_t n) const override { whole->pack(offset + at, dst, n); }
+  void unpack(uint64_t at, const void* src, uint64_t n) const override { whole->unpack(offset + at, src, n); }
+};
+
+}  // namespace
+
+const xmsgi_layout* Step::piece(const xmsgi_layout* layout, int64_t offset) {
+  if (offset == 0) return layout;
+  pieces_.emplace_back(new LayoutPiece(layout, static_cast<uint64_t>(offset)),
+                       [](xmsgi_layout* p) { delete static_cast<LayoutPiece*>(p); });
+  return pieces_.back().get();
+}
+
+void Step::send(Src buf, int64_t bytes, int peer, int tag) {
   static const char empty = 0;
   // Passes a disagreement on: one byte short, or one byte where none was expected (a rank whose
   // every message in the call is empty has no byte to leave out).
@@ -136,8 +157,11 @@ void Step::send(const void* buf, int64_t bytes, int peer, int tag) {
   const bool extra_byte = disagreed && bytes == 0;
   if (disagreed && bytes > 0) --bytes;
   xmsg_request_t request = XMSG_REQUEST_NULL;
-  int e = xmsgi_coll_isend(bytes > 0 ? buf : &empty, extra_byte ? 1 : bytes, comm_.real(peer), comm_.call_tag(tag),
-                           comm_.handle, &request);
+  int e = bytes > 0 && buf.layout
+              ? xmsgi_coll_isend_packed(piece(buf.layout, buf.offset), bytes, comm_.real(peer), comm_.call_tag(tag),
+                                        comm_.handle, &request)
+              : xmsgi_coll_isend(bytes > 0 ? static_cast<const void*>(buf.ptr) : &empty, extra_byte ? 1 : bytes,
+                                 comm_.real(peer), comm_.call_tag(tag), comm_.handle, &request);
   if (e != XMSG_SUCCESS) {
     if (error_ == XMSG_SUCCESS) error_ = e;
     return;
@@ -145,11 +169,14 @@ void Step::send(const void* buf, int64_t bytes, int peer, int tag) {
   add(request, -1);
 }
 
-void Step::recv(void* buf, int64_t bytes, int peer, int tag) {
+void Step::recv(Dst buf, int64_t bytes, int peer, int tag) {
   static char empty[1];
   xmsg_request_t request = XMSG_REQUEST_NULL;
-  int e = xmsgi_coll_irecv(bytes > 0 ? buf : empty, bytes, comm_.real(peer), comm_.call_tag(tag), comm_.handle,
-                           &request);
+  int e = bytes > 0 && buf.layout
+              ? xmsgi_coll_irecv_packed(piece(buf.layout, buf.offset), bytes, comm_.real(peer), comm_.call_tag(tag),
+                                        comm_.handle, &request)
+              : xmsgi_coll_irecv(bytes > 0 ? static_cast<void*>(buf.ptr) : empty, bytes, comm_.real(peer),
+                                 comm_.call_tag(tag), comm_.handle, &request);
   if (e != XMSG_SUCCESS) {
     if (error_ == XMSG_SUCCESS) error_ = e;
     return;
@@ -228,6 +255,30 @@ int sendrecv(const Comm& comm, const void* sbuf, int64_t sbytes, int dest, void*
 
 void copy_bytes(void* dst, const void* src, int64_t bytes) {
   if (bytes > 0 && dst != src) std::memcpy(dst, src, static_cast<size_t>(bytes));
+}
+
+void copy_bytes(Dst dst, Src src, int64_t bytes) {
+  if (bytes <= 0 || src.same_as(dst)) return;
+  if (!dst.layout && !src.layout) return copy_bytes(static_cast<void*>(dst.ptr), src.ptr, bytes);
+  const auto d = static_cast<uint64_t>(dst.offset), s = static_cast<uint64_t>(src.offset);
+  const auto n = static_cast<uint64_t>(bytes);
+  if (!dst.layout) return src.layout->pack(s, dst.ptr, n);
+  if (!src.layout) return dst.layout->unpack(d, src.ptr, n);
+  // Both laid (alltoall's own block between two derived types): through a cache-sized bounce.
+  constexpr uint64_t kBounce = 16 << 10;
+  alignas(64) std::byte bounce[kBounce];
+  for (uint64_t done = 0; done < n; done += kBounce) {
+    const uint64_t piece = std::min(kBounce, n - done);
+    src.layout->pack(s + done, bounce, piece);
+    dst.layout->unpack(d + done, bounce, piece);
+  }
+}
+
+Src plain_for_peers(Src buf, int64_t bytes, Scratch& staging) {
+  if (!buf.layout || bytes <= 0) return buf;
+  staging.resize(bytes);
+  buf.layout->pack(static_cast<uint64_t>(buf.offset), staging.get(), static_cast<uint64_t>(bytes));
+  return staging.get();
 }
 
 }  // namespace xmsg::coll

@@ -448,3 +448,115 @@ int xmsg_alltoallv(const void* sendbuf, const int64_t sendcounts[], const int64_
 }
 
 }  // extern "C"
+
+// ---- the same on buffers laid out by MPI datatypes (xmsg_internal.h) ---------------------
+
+namespace {
+
+Src source_of(const void* buf, const xmsgi_layout* layout) { return layout ? Src::laid(layout) : Src(buf); }
+Dst destination_of(void* buf, const xmsgi_layout* layout) { return layout ? Dst::laid(layout) : Dst(buf); }
+
+// A plain buffer's checks; a laid one was checked by the MPI layer when it built the layout.
+int check_laid(const char* func, const char* arg, const void* buf, const xmsgi_layout* layout, int64_t bytes,
+               bool reject_in_place) {
+  if (layout) return XMSG_SUCCESS;
+  if (reject_in_place)
+    if (int e = check_not_in_place(func, arg, buf)) return e;
+  return check_buffer(func, arg, buf, bytes);
+}
+
+}  // namespace
+
+int xmsgi_bcast_laid(void* buf, const xmsgi_layout* layout, int64_t bytes, int root, xmsg_comm_t comm) {
+  return collective("xmsg_bcast", [&]() -> int {
+    const char* f = "xmsg_bcast";
+    Comm c;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_count(f, "count", bytes));
+    XMSG_TRY(check_root(f, root, c));
+    XMSG_TRY(check_laid(f, "buf", buf, layout, bytes, true));
+    if (c.size == 1) return XMSG_SUCCESS;
+    return run_bcast(c, destination_of(buf, layout), bytes, root);
+  });
+}
+
+int xmsgi_alltoall_laid(const void* sendbuf, const xmsgi_layout* send_layout, void* recvbuf,
+                        const xmsgi_layout* recv_layout, int64_t block, xmsg_comm_t comm) {
+  return collective("xmsg_alltoall", [&]() -> int {
+    const char* f = "xmsg_alltoall";
+    Comm c;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_count(f, "recvcount", block));
+    XMSG_TRY(check_laid(f, "sendbuf", sendbuf, send_layout, block, true));
+    XMSG_TRY(check_laid(f, "recvbuf", recvbuf, recv_layout, block, true));
+    const Src send = source_of(sendbuf, send_layout);
+    const Dst recv = destination_of(recvbuf, recv_layout);
+    if (c.size == 1) {
+      copy_bytes(recv, send, block);
+      return XMSG_SUCCESS;
+    }
+    return run_alltoall(c, send, recv, block);
+  });
+}
+
+int xmsgi_allgather_laid(const void* sendbuf, const xmsgi_layout* send_layout, void* recvbuf,
+                         const xmsgi_layout* recv_layout, int64_t block, xmsg_comm_t comm) {
+  return collective("xmsg_allgather", [&]() -> int {
+    const char* f = "xmsg_allgather";
+    Comm c;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_count(f, "recvcount", block));
+    XMSG_TRY(check_laid(f, "recvbuf", recvbuf, recv_layout, block, true));
+    const bool in_place = !send_layout && sendbuf == XMSG_IN_PLACE;
+    if (!in_place) XMSG_TRY(check_laid(f, "sendbuf", sendbuf, send_layout, block, false));
+    const Src send = in_place ? Src(nullptr) : source_of(sendbuf, send_layout);
+    const Dst recv = destination_of(recvbuf, recv_layout);
+    if (c.size == 1) {
+      if (!in_place) copy_bytes(recv, send, block);
+      return XMSG_SUCCESS;
+    }
+    return run_allgather(c, send, recv, block);
+  });
+}
+
+int xmsgi_gather_laid(const void* sendbuf, const xmsgi_layout* send_layout, void* recvbuf,
+                      const xmsgi_layout* recv_layout, int64_t block, int root, xmsg_comm_t comm) {
+  return collective("xmsg_gather", [&]() -> int {
+    const char* f = "xmsg_gather";
+    Comm c;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_root(f, root, c));
+    XMSG_TRY(check_count(f, "sendcount", block));
+    const bool is_root = c.rank == root, in_place = is_root && !send_layout && sendbuf == XMSG_IN_PLACE;
+    if (!in_place) XMSG_TRY(check_laid(f, "sendbuf", sendbuf, send_layout, block, true));
+    if (is_root) XMSG_TRY(check_laid(f, "recvbuf", recvbuf, recv_layout, block, true));
+    const Src send = source_of(sendbuf, send_layout);
+    const Dst recv = is_root ? destination_of(recvbuf, recv_layout) : Dst(nullptr);
+    if (c.size == 1) {
+      if (!in_place) copy_bytes(recv, send, block);
+      return XMSG_SUCCESS;
+    }
+    return run_gather(c, send, recv, block, root);
+  });
+}
+
+int xmsgi_scatter_laid(const void* sendbuf, const xmsgi_layout* send_layout, void* recvbuf,
+                       const xmsgi_layout* recv_layout, int64_t block, int root, xmsg_comm_t comm) {
+  return collective("xmsg_scatter", [&]() -> int {
+    const char* f = "xmsg_scatter";
+    Comm c;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_root(f, root, c));
+    XMSG_TRY(check_count(f, "recvcount", block));
+    const bool is_root = c.rank == root, in_place = is_root && !recv_layout && recvbuf == XMSG_IN_PLACE;
+    if (!in_place) XMSG_TRY(check_laid(f, "recvbuf", recvbuf, recv_layout, block, true));
+    if (is_root) XMSG_TRY(check_laid(f, "sendbuf", sendbuf, send_layout, block, true));
+    const Src send = is_root ? source_of(sendbuf, send_layout) : Src(nullptr);
+    const Dst recv = destination_of(recvbuf, recv_layout);
+    if (c.size == 1) {
+      if (!in_place) copy_bytes(recv, send, block);
+      return XMSG_SUCCESS;
+    }
+    return run_scatter(c, send, recv, block, root);
+  });
+}

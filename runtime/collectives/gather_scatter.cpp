@@ -20,7 +20,7 @@ int subtree_span(int vr, int n) { return vr == 0 ? n : std::min(lowbit(vr), n - 
 
 }  // namespace
 
-int gatherv_linear(const Comm& c, const void* sendbuf, int64_t sendbytes, void* recvbuf, const int64_t* counts,
+int gatherv_linear(const Comm& c, Src sendbuf, int64_t sendbytes, Dst recvbuf, const int64_t* counts,
                    const int64_t* displs, int root) {
   Step step(c);
   if (c.rank != root) {
@@ -35,11 +35,11 @@ int gatherv_linear(const Comm& c, const void* sendbuf, int64_t sendbytes, void* 
   return step.wait();
 }
 
-int gather_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root) {
+int gather_binomial(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block, int root) {
   const int n = c.size, vr = (c.rank - root + n) % n, span = subtree_span(vr, n);
   Scratch scratch(span * block);
   std::byte* tree = scratch.get();
-  const void* mine = sendbuf == XMSG_IN_PLACE ? at(recvbuf, root * block) : sendbuf;
+  const Src mine = sendbuf == XMSG_IN_PLACE ? Src(at(recvbuf, root * block)) : sendbuf;
   copy_bytes(tree, mine, block);
   {
     Step step(c);
@@ -60,7 +60,7 @@ int gather_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t b
   return XMSG_SUCCESS;
 }
 
-int scatterv_linear(const Comm& c, const void* sendbuf, const int64_t* counts, const int64_t* displs, void* recvbuf,
+int scatterv_linear(const Comm& c, Src sendbuf, const int64_t* counts, const int64_t* displs, Dst recvbuf,
                     int64_t recvbytes, int root) {
   Step step(c);
   if (c.rank != root) {
@@ -75,7 +75,7 @@ int scatterv_linear(const Comm& c, const void* sendbuf, const int64_t* counts, c
   return step.wait();
 }
 
-int scatter_binomial(const Comm& c, const void* sendbuf, void* recvbuf, int64_t block, int root) {
+int scatter_binomial(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block, int root) {
   const int n = c.size, vr = (c.rank - root + n) % n, span = subtree_span(vr, n);
   Scratch scratch(span * block);
   std::byte* tree = scratch.get();

@@ -103,7 +103,7 @@ int node_aware_barrier(const Comm& c, bool* done) {
   return release.wait();
 }
 
-int node_aware_bcast(const Comm& c, void* buf, int64_t bytes, int root, bool* done) {
+int node_aware_bcast(const Comm& c, Dst buf, int64_t bytes, int root, bool* done) {
   NodeLayout l;
   if (!(*done = make_layout(c, root, &l))) return XMSG_SUCCESS;
   if (l.leader_index >= 0) {

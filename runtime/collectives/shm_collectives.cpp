@@ -518,11 +518,26 @@ Buffers buffers_of(const NodeShm& s, int rank, uint64_t seq) {
   return b;
 }
 
-int read_peer(const NodeShm& s, const Comm& c, int rank, uint64_t addr, void* dst, int64_t bytes, const char* func) {
+// A laid `dst` takes the data through a bounce buffer of kLaidReadChunk bytes: small enough to
+// stay in the cache between the read and the unpack.
+constexpr int64_t kLaidReadChunk = 128 << 10;
+
+int read_peer(const NodeShm& s, const Comm& c, int rank, uint64_t addr, Dst dst, int64_t bytes, const char* func) {
   std::string err;
-  if (bytes <= 0 || transport::shm::read_process_memory(s.pids[static_cast<size_t>(rank)], addr, dst,
-                                                         static_cast<size_t>(bytes), err))
-    return XMSG_SUCCESS;
+  const pid_t pid = s.pids[static_cast<size_t>(rank)];
+  bool ok = true;
+  if (bytes > 0 && !dst.layout) {
+    ok = transport::shm::read_process_memory(pid, addr, dst.ptr, static_cast<size_t>(bytes), err);
+  } else if (bytes > 0) {
+    Scratch bounce(std::min(bytes, kLaidReadChunk));
+    for (int64_t done = 0; ok && done < bytes; done += kLaidReadChunk) {
+      const int64_t n = std::min(kLaidReadChunk, bytes - done);
+      ok = transport::shm::read_process_memory(pid, addr + static_cast<uint64_t>(done), bounce.get(),
+                                               static_cast<size_t>(n), err);
+      if (ok) copy_bytes(at(dst, done), bounce.get(), n);
+    }
+  }
+  if (ok) return XMSG_SUCCESS;
   if (int e = xmsgi_check_peer(c.handle, rank, func)) return e;
   return fail(XMSG_ERR_PEER_FAILED, "%s: reading rank %d's buffer failed: %s", func, rank, err.c_str());
 }
@@ -746,7 +761,7 @@ int shm_barrier(NodeShm& s, const Comm& c) {
   return finish(s, c, seq, e);
 }
 
-int shm_bcast(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
+int shm_bcast(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root) {
   const char* func = "xmsg_bcast";
   const uint64_t seq = start_rooted(s, root);
   if (c.rank == root) {
@@ -779,7 +794,7 @@ int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, in
   return finish(s, c, seq, e);
 }
 
-int shm_alltoall(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   const char* func = "xmsg_alltoall";
   const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
@@ -1027,13 +1042,15 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
   return mode == kSingleCopy ? finish_and_wait_all_done(s, c, seq, e, func) : finish(s, c, seq, e);
 }
 
-int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
+int shm_bcast_cma(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root) {
   const char* func = "xmsg_bcast";
   const uint64_t seq = start_rooted(s, root);
   if (c.rank == root) {
     std::byte* line = nullptr;
     if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
-    publish_buffers(s, c, seq, buf, buf, bytes);
+    Scratch staging;
+    const Src readable = plain_for_peers(buf, bytes, staging);
+    publish_buffers(s, c, seq, readable.ptr, readable.ptr, bytes);
     return finish_and_wait_all_done(s, c, seq, XMSG_SUCCESS, func);
   }
   int e = wait_for(c, func, [&] { return has_posted(s, root, seq); });
@@ -1042,13 +1059,15 @@ int shm_bcast_cma(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root)
   return finish(s, c, seq, e);
 }
 
-int shm_alltoall_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+int shm_alltoall_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   const char* func = "xmsg_alltoall";
   const uint64_t seq = start(s);
   const int me = c.rank;
   std::byte* line = nullptr;
   if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
-  publish_buffers(s, c, seq, sendbuf, recvbuf, block);
+  Scratch staging;
+  const Src readable = plain_for_peers(sendbuf, c.size * block, staging);
+  publish_buffers(s, c, seq, readable.ptr, recvbuf.ptr, block);
   copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
   int e = visit_peers_when_ready(
       c, func, [&](int peer) { return has_posted(s, peer, seq); },
@@ -1130,7 +1149,7 @@ int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
   return finish_and_wait_all_done(s, c, seq, e, func);
 }
 
-int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root) {
+int shm_bcast_pipe(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root) {
   const char* func = "xmsg_bcast";
   const uint64_t seq = start_rooted(s, root);
   const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
@@ -1181,7 +1200,7 @@ int shm_bcast_pipe(NodeShm& s, const Comm& c, void* buf, int64_t bytes, int root
 // the chunks for it from whichever writer has one ready (a reader never waits for one writer
 // while another's ring is full, so the rings never deadlock; when ranks outnumber cores a
 // reader takes what the writers scheduled so far have written).
-int shm_alltoall_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+int shm_alltoall_pipe(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   const char* func = "xmsg_alltoall";
   const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
@@ -1266,8 +1285,8 @@ struct PipeJob {
   const void* input;         // phase 1: the whole vector
   std::byte* result;         // phase 1: our segment, folded here
   bool gather;               // phase 2
-  const std::byte* own;      // phase 2 without phase 1: our segment's data
-  std::byte* gathered;       // phase 2: the whole vector lands here (our segment included)
+  Src own;                   // phase 2 without phase 1: our segment's data
+  Dst gathered;              // phase 2: the whole vector lands here (our segment included)
 };
 
 int pipe_reduce_gather(NodeShm& s, const Comm& c, const PipeJob& job) {
@@ -1296,10 +1315,10 @@ int pipe_reduce_gather(NodeShm& s, const Comm& c, const PipeJob& job) {
     return static_cast<uint64_t>((me + step) % n);
   });
   const int64_t mine_lo = first(me), mine_count = first(me + 1) - mine_lo;
-  const std::byte* phase2_source = reduce ? job.result : job.own;
+  const Src phase2_source = reduce ? Src(job.result) : job.own;
   if (reduce && at(job.input, mine_lo * es) != job.result)  // (in place: already there)
     copy_bytes(job.result, at(job.input, mine_lo * es), mine_count * es);
-  int64_t own_copied = reduce || !job.gather || job.own == job.gathered + mine_lo * es ? mine_count : 0;
+  int64_t own_copied = reduce || !job.gather || job.own.same_as(at(job.gathered, mine_lo * es)) ? mine_count : 0;
 
   int out_step = reduce ? 1 : n;  // phase 1: segment being written, and how much of it
   int64_t out_elem = 0;
@@ -1351,7 +1370,7 @@ int pipe_reduce_gather(NodeShm& s, const Comm& c, const PipeJob& job) {
       std::byte* dst = out.try_claim();
       if (!dst) break;
       const int64_t done_elems = static_cast<int64_t>(out.written() - my_phase1) * per_chunk;
-      copy_bytes(dst, phase2_source + done_elems * es, std::min(per_chunk, mine_count - done_elems) * es);
+      copy_bytes(dst, at(phase2_source, done_elems * es), std::min(per_chunk, mine_count - done_elems) * es);
       out.commit();
     }
     // Phase 2 in: every rank's segment, from whichever writer has a chunk ready.
@@ -1365,7 +1384,7 @@ int pipe_reduce_gather(NodeShm& s, const Comm& c, const PipeJob& job) {
           const std::byte* src = pipe_chunk(s, from, seq, k);
           if (!src) break;
           const int64_t len = std::min(per_chunk, seg_count - got);
-          copy_bytes(job.gathered + (first(from) + got) * es, src, len * es);
+          copy_bytes(at(job.gathered, (first(from) + got) * es), src, len * es);
           pipe_release(s, c, from, seq, k);
           got += len;
           taken += len;
@@ -1377,7 +1396,7 @@ int pipe_reduce_gather(NodeShm& s, const Comm& c, const PipeJob& job) {
     if (own_copied < mine_count &&
         ((out.written() == progress_before && taken == 0) || (out.written() == my_total && gathered_segments == n - 1))) {
       const int64_t len = std::min(per_chunk, mine_count - own_copied);
-      copy_bytes(job.gathered + (mine_lo + own_copied) * es, job.own + own_copied * es, len * es);
+      copy_bytes(at(job.gathered, (mine_lo + own_copied) * es), at(job.own, own_copied * es), len * es);
       own_copied += len;
     }
     return out.written() == my_total && (!job.gather || gathered_segments == n - 1) && own_copied == mine_count;
@@ -1406,13 +1425,12 @@ int shm_reduce_scatter_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void
                                           static_cast<std::byte*>(recvbuf), false, nullptr, nullptr});
 }
 
-int shm_allgather_pipe(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t block) {
+int shm_allgather_pipe(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   std::vector<int64_t> first(static_cast<size_t>(c.size) + 1);
   for (int j = 0; j <= c.size; ++j) first[static_cast<size_t>(j)] = block * j;
-  auto* out = static_cast<std::byte*>(recvbuf);
-  const auto* own = sendbuf ? static_cast<const std::byte*>(sendbuf) : out + c.rank * block;
+  const Src own = sendbuf ? sendbuf : Src(at(recvbuf, c.rank * block));
   return pipe_reduce_gather(s, c, PipeJob{"xmsg_allgather", block, first.data(), 1, nullptr, nullptr, nullptr, true,
-                                          own, out});
+                                          own, recvbuf});
 }
 
 PostedSize::PostedSize(NodeShm* s, const Comm& c, int64_t bytes, const char* func)

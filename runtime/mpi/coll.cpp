@@ -53,6 +53,19 @@ void pack_blocks(const void* buf, const int* counts, const int* displs, int n, c
            out + b.displs[static_cast<size_t>(i)]);
 }
 
+// The layout a view describes when its data is not contiguous (built with allow_packed), else
+// nullptr: the runtime's collectives then pack and unpack each piece where it travels.
+const xmsgi_layout* layout_of(const SendView& v) { return v.packed ? &v.layout : nullptr; }
+const xmsgi_layout* layout_of(const RecvView& v) { return v.packed ? &v.layout : nullptr; }
+
+// A rank's send and receive sides of a collective must describe the same bytes per block.
+int check_block(int64_t send_bytes, int64_t recv_bytes, const char* func, MPI_Comm comm) {
+  if (send_bytes == recv_bytes) return MPI_SUCCESS;
+  return fail(MPI_ERR_COUNT, func, comm,
+              "sendcount * size of sendtype (%lld bytes) != recvcount * size of recvtype (%lld bytes)",
+              static_cast<long long>(send_bytes), static_cast<long long>(recv_bytes));
+}
+
 void unpack_blocks(const char* in, const int* counts, const int* displs, int n, const Type* t, const Blocks& b,
                    void* buf, int skip = -1) {
   for (int i = 0; i < n; ++i)
@@ -92,11 +105,8 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
   if (int e = check_count(count, "MPI_Bcast", "count", comm)) return e;
   if (int e = check_root(root, size, "MPI_Bcast", comm)) return e;
   RecvView view;
-  if (int e = view.init(buffer, count, datatype, "MPI_Bcast", comm)) return e;
-  if (rank == root && view.owned) pack(buffer, count, *t, view.data);
-  int code = xmsg_bcast(view.data, view.count, view.xtype, root, comm);
-  if (code == MPI_SUCCESS && rank != root) view.finish(view.bytes);
-  return handle(code, "MPI_Bcast", comm);
+  if (int e = view.init(buffer, count, datatype, "MPI_Bcast", comm, true)) return e;
+  return handle(xmsgi_bcast_laid(view.data, layout_of(view), view.bytes, root, comm), "MPI_Bcast", comm);
 }
 XMSG_MPI_ALIAS(Bcast)
 
@@ -168,23 +178,23 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   if (int e = check_intra(comm, "MPI_Gather", &rank, &size)) return e;
   if (int e = check_root(root, size, "MPI_Gather", comm)) return e;
   const bool in_place = rank == root && sendbuf == MPI_IN_PLACE;
+  if (!in_place && sendbuf == MPI_IN_PLACE)
+    return fail(MPI_ERR_BUFFER, "MPI_Gather", comm, "sendbuf is MPI_IN_PLACE on rank %d, which is not the root", rank);
   SendView send;
   if (!in_place)
-    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Gather", comm)) return e;
-  if (rank != root) return handle(xmsg_gather(send.data, send.count, send.xtype, nullptr, 0, XMSG_BYTE, root, comm),
-                                  "MPI_Gather", comm);
+    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Gather", comm, true)) return e;
+  if (rank != root)
+    return handle(xmsgi_gather_laid(send.data, layout_of(send), nullptr, nullptr, send.bytes, root, comm), "MPI_Gather",
+                  comm);
   RecvView recv;
   if (int e = check_count(recvcount, "MPI_Gather", "recvcount", comm)) return e;
-  if (int e = recv.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Gather", comm)) return e;
-  const Type* rt = type_of(recvtype);
-  const int64_t block = static_cast<int64_t>(recvcount) * rt->size;
-  if (in_place && recv.owned)
-    pack(static_cast<char*>(recvbuf) + static_cast<int64_t>(rank) * recvcount * rt->extent, recvcount, *rt,
-         static_cast<char*>(recv.data) + rank * block);
-  int code = xmsg_gather(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, recv.data, block, XMSG_BYTE,
-                         root, comm);
-  if (code == MPI_SUCCESS) recv.finish(recv.bytes);
-  return handle(code, "MPI_Gather", comm);
+  if (int e = recv.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Gather", comm, true)) return e;
+  const int64_t block = recv.bytes / size;
+  if (!in_place)
+    if (int e = check_block(send.bytes, block, "MPI_Gather", comm)) return e;
+  return handle(xmsgi_gather_laid(in_place ? MPI_IN_PLACE : send.data, layout_of(send), recv.data, layout_of(recv),
+                                  block, root, comm),
+                "MPI_Gather", comm);
 }
 XMSG_MPI_ALIAS(Gather)
 
@@ -236,23 +246,24 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   if (int e = check_intra(comm, "MPI_Scatter", &rank, &size)) return e;
   if (int e = check_root(root, size, "MPI_Scatter", comm)) return e;
   const bool in_place = rank == root && recvbuf == MPI_IN_PLACE;
+  if (!in_place && recvbuf == MPI_IN_PLACE)
+    return fail(MPI_ERR_BUFFER, "MPI_Scatter", comm, "recvbuf is MPI_IN_PLACE on rank %d, which is not the root",
+                rank);
   RecvView recv;
   if (!in_place)
-    if (int e = recv.init(recvbuf, recvcount, recvtype, "MPI_Scatter", comm)) return e;
-  if (rank != root) {
-    int code = xmsg_scatter(nullptr, 0, XMSG_BYTE, recv.data, recv.count, recv.xtype, root, comm);
-    if (code == MPI_SUCCESS) recv.finish(recv.bytes);
-    return handle(code, "MPI_Scatter", comm);
-  }
+    if (int e = recv.init(recvbuf, recvcount, recvtype, "MPI_Scatter", comm, true)) return e;
+  if (rank != root)
+    return handle(xmsgi_scatter_laid(nullptr, nullptr, recv.data, layout_of(recv), recv.bytes, root, comm),
+                  "MPI_Scatter", comm);
   if (int e = check_count(sendcount, "MPI_Scatter", "sendcount", comm)) return e;
   SendView send;
-  if (int e = send.init(sendbuf, static_cast<int64_t>(sendcount) * size, sendtype, "MPI_Scatter", comm)) return e;
-  const Type* st = type_of(sendtype);
-  const int64_t block = static_cast<int64_t>(sendcount) * st->size;
-  int code = xmsg_scatter(send.data, block, XMSG_BYTE, in_place ? MPI_IN_PLACE : recv.data, recv.count, recv.xtype,
-                          root, comm);
-  if (code == MPI_SUCCESS && !in_place) recv.finish(recv.bytes);
-  return handle(code, "MPI_Scatter", comm);
+  if (int e = send.init(sendbuf, static_cast<int64_t>(sendcount) * size, sendtype, "MPI_Scatter", comm, true)) return e;
+  const int64_t block = send.bytes / size;
+  if (!in_place)
+    if (int e = check_block(block, recv.bytes, "MPI_Scatter", comm)) return e;
+  return handle(xmsgi_scatter_laid(send.data, layout_of(send), in_place ? MPI_IN_PLACE : recv.data, layout_of(recv),
+                                   block, root, comm),
+                "MPI_Scatter", comm);
 }
 XMSG_MPI_ALIAS(Scatter)
 
@@ -307,18 +318,16 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   const bool in_place = sendbuf == MPI_IN_PLACE;
   SendView send;
   if (!in_place)
-    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Allgather", comm)) return e;
+    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Allgather", comm, true)) return e;
   RecvView recv;
-  if (int e = recv.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Allgather", comm)) return e;
-  const Type* rt = type_of(recvtype);
-  const int64_t block = static_cast<int64_t>(recvcount) * rt->size;
-  if (in_place && recv.owned)
-    pack(static_cast<char*>(recvbuf) + static_cast<int64_t>(rank) * recvcount * rt->extent, recvcount, *rt,
-         static_cast<char*>(recv.data) + rank * block);
-  int code = xmsg_allgather(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, recv.data, block, XMSG_BYTE,
-                            comm);
-  if (code == MPI_SUCCESS) recv.finish(recv.bytes);
-  return handle(code, "MPI_Allgather", comm);
+  if (int e = recv.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Allgather", comm, true))
+    return e;
+  const int64_t block = recv.bytes / size;
+  if (!in_place)
+    if (int e = check_block(send.bytes, block, "MPI_Allgather", comm)) return e;
+  return handle(xmsgi_allgather_laid(in_place ? MPI_IN_PLACE : send.data, layout_of(send), recv.data, layout_of(recv),
+                                     block, comm),
+                "MPI_Allgather", comm);
 }
 XMSG_MPI_ALIAS(Allgather)
 
@@ -367,7 +376,8 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (int e = check_count(recvcount, "MPI_Alltoall", "recvcount", comm)) return e;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   RecvView recv;
-  if (int e = recv.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Alltoall", comm)) return e;
+  if (int e = recv.init(recvbuf, static_cast<int64_t>(recvcount) * size, recvtype, "MPI_Alltoall", comm, true))
+    return e;
   SendView send;
   if (in_place) {
     // The outgoing blocks are the incoming buffer's current contents: pack them first.
@@ -379,12 +389,13 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     }
   } else {
     if (int e = check_count(sendcount, "MPI_Alltoall", "sendcount", comm)) return e;
-    if (int e = send.init(sendbuf, static_cast<int64_t>(sendcount) * size, sendtype, "MPI_Alltoall", comm)) return e;
+    if (int e = send.init(sendbuf, static_cast<int64_t>(sendcount) * size, sendtype, "MPI_Alltoall", comm, true))
+      return e;
   }
-  const int64_t sblock = send.bytes / (size > 0 ? size : 1), rblock = recv.bytes / (size > 0 ? size : 1);
-  int code = xmsg_alltoall(send.data, sblock, XMSG_BYTE, recv.data, rblock, XMSG_BYTE, comm);
-  if (code == MPI_SUCCESS) recv.finish(recv.bytes);
-  return handle(code, "MPI_Alltoall", comm);
+  const int64_t block = recv.bytes / size;
+  if (int e = check_block(send.bytes / size, block, "MPI_Alltoall", comm)) return e;
+  return handle(xmsgi_alltoall_laid(send.data, layout_of(send), recv.data, layout_of(recv), block, comm),
+                "MPI_Alltoall", comm);
 }
 XMSG_MPI_ALIAS(Alltoall)
 

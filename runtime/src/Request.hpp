@@ -56,6 +56,9 @@ struct xmsg_request_s {
   // Non-null: the data is the packed stream of a non-contiguous buffer (buf unused), packed or
   // unpacked piece by piece (runtime/src/packed.cpp).
   const xmsgi_layout* layout = nullptr;
+  // What `layout` points at once the request was orphaned (xmsgi_request_orphan): a private
+  // packed copy (send) or a sink (receive), freed when the request is.
+  std::shared_ptr<const xmsgi_layout> owned_layout;
   uint64_t seq = 0;        // posting order, to choose between source and wildcard lists
 
   // Status of a completed receive.

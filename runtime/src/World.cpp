@@ -163,7 +163,10 @@ Request* World::new_request(ReqType type) {
   return r;
 }
 
-void World::release(Request* r) { pool_.put(r); }
+void World::release(Request* r) {
+  if (r->owned_layout) r->owned_layout.reset();
+  pool_.put(r);
+}
 
 void World::free_request(Request* r) {
   if (r->done) release(r);

@@ -128,6 +128,8 @@ class World final : public transport::MessageSink {
   // Error of a completed request, with its detailed message recorded.
   int report(const Request* r, const char* func);
   int cancel(Request* r);
+  // xmsgi_request_orphan (packed.cpp).
+  void orphan(Request* r);
   void release(Request* r);
   void free_request(Request* r);  // user's xmsg_request_free
 

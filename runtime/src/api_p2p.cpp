@@ -485,3 +485,37 @@ int xmsgi_coll_irecv(void* buf, int64_t bytes, int source, int tag, xmsg_comm_t 
   }
   return t.world->irecv(t.comm->coll_context(), t.comm, t.peer, tag, buf, t.bytes, req, "xmsgi_coll_irecv");
 }
+
+int xmsgi_coll_isend_packed(const xmsgi_layout* layout, int64_t bytes, int dest, int tag, xmsg_comm_t comm,
+                            xmsg_request_t* req) {
+  if (!req) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_coll_isend_packed: req is NULL");
+  if (!layout) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_coll_isend_packed: layout is NULL");
+  Target t;
+  if (int rc = check_common(comm, layout, bytes, XMSG_BYTE, "xmsgi_coll_isend_packed", t)) return rc;
+  if (int rc = check_dest(t, dest, tag, "xmsgi_coll_isend_packed")) return rc;
+  if (t.peer == XMSG_PROC_NULL) {
+    null_request(t.world, req);
+    return XMSG_SUCCESS;
+  }
+  return t.world->isend_packed(t.comm->coll_context(), t.comm, t.peer, tag, layout, t.bytes, req,
+                               "xmsgi_coll_isend_packed", false);
+}
+
+int xmsgi_coll_irecv_packed(const xmsgi_layout* layout, int64_t bytes, int source, int tag, xmsg_comm_t comm,
+                            xmsg_request_t* req) {
+  if (!req) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_coll_irecv_packed: req is NULL");
+  if (!layout) return xmsgi_error(XMSG_ERR_ARG, "xmsgi_coll_irecv_packed: layout is NULL");
+  Target t;
+  if (int rc = check_common(comm, layout, bytes, XMSG_BYTE, "xmsgi_coll_irecv_packed", t)) return rc;
+  if (int rc = check_source(t, source, tag, "xmsgi_coll_irecv_packed")) return rc;
+  if (t.peer == XMSG_PROC_NULL) {
+    null_request(t.world, req);
+    return XMSG_SUCCESS;
+  }
+  return t.world->irecv(t.comm->coll_context(), t.comm, t.peer, tag, nullptr, t.bytes, req,
+                        "xmsgi_coll_irecv_packed", layout);
+}
+
+void xmsgi_request_orphan(xmsg_request_t request) {
+  if (request && World::current) World::current->orphan(request);
+}

@@ -8,6 +8,8 @@
 #include "xmsg_internal.h"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 namespace xmsg::rt {
@@ -30,7 +32,31 @@ struct LayoutWriter final : transport::PayloadWriter {
   void write(std::byte* dst, size_t n) override { layout->pack(offset, dst, n); }
 };
 
+// An orphaned packed request's layout (World::orphan).
+struct PrivateStream final : xmsgi_layout {
+  std::vector<std::byte> bytes;
+  void pack(uint64_t offset, void* dst, uint64_t n) const override { std::memcpy(dst, bytes.data() + offset, n); }
+  void unpack(uint64_t, const void*, uint64_t) const override {}
+};
+struct Sink final : xmsgi_layout {
+  void pack(uint64_t, void* dst, uint64_t n) const override { std::memset(dst, 0, n); }
+  void unpack(uint64_t, const void*, uint64_t) const override {}
+};
+
 }  // namespace
+
+void World::orphan(Request* r) {
+  if (r->done || !r->layout || r->owned_layout) return;
+  if (r->type == ReqType::kSend) {
+    auto copy = std::make_shared<PrivateStream>();
+    copy->bytes.resize(r->bytes);
+    if (r->bytes) r->layout->pack(0, copy->bytes.data(), r->bytes);
+    r->owned_layout = std::move(copy);
+  } else {
+    r->owned_layout = std::make_shared<Sink>();
+  }
+  r->layout = r->owned_layout.get();
+}
 
 int World::isend_packed(uint32_t context, const Comm* comm, int dest, int tag, const xmsgi_layout* layout,
                         uint64_t len, Request** out, const char* func, bool synchronous) {

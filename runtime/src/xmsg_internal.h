@@ -25,8 +25,9 @@ int xmsgi_coll_irecv(void* buf, int64_t bytes, int source, int tag, xmsg_comm_t 
 // A non-contiguous buffer as the MPI layer's datatype engine sees it: the message is the packed
 // byte stream [0, bytes) of the buffer's data, and the runtime asks for it in pieces, packed
 // straight into a transport's buffer or unpacked straight out of one (docs/protocols.md,
-// "Packed messages"). Pieces are asked for in order, any size. The object must stay valid
-// until its request completes.
+// "Packed messages"). Pieces are asked for at any offset, any size (point-to-point asks in
+// order; the collectives jump between blocks). The object must stay valid until its request
+// completes.
 struct xmsgi_layout {
   virtual void pack(uint64_t offset, void* dst, uint64_t n) const = 0;          // stream -> dst
   virtual void unpack(uint64_t offset, const void* src, uint64_t n) const = 0;  // src -> stream
@@ -40,6 +41,31 @@ int xmsgi_isend_packed(const xmsgi_layout* layout, int64_t bytes, int dest, int 
                        int synchronous, xmsg_request_t* request);
 int xmsgi_irecv_packed(const xmsgi_layout* layout, int64_t bytes, int source, int tag, xmsg_comm_t comm,
                        xmsg_request_t* request);
+
+// xmsgi_isend_packed / xmsgi_irecv_packed on the collective context of `comm` (runtime/collectives).
+int xmsgi_coll_isend_packed(const xmsgi_layout* layout, int64_t bytes, int dest, int tag, xmsg_comm_t comm,
+                            xmsg_request_t* request);
+int xmsgi_coll_irecv_packed(const xmsgi_layout* layout, int64_t bytes, int source, int tag, xmsg_comm_t comm,
+                            xmsg_request_t* request);
+// Cuts a pending packed request loose from its layout before the caller abandons it (a
+// collective whose peers went another way returns while its sends may still be read): a send
+// goes on from a private packed copy of its stream, a receive discards what still arrives.
+// Nothing happens to a finished or a contiguous request.
+void xmsgi_request_orphan(xmsg_request_t request);
+
+// The collectives below on buffers that may be laid out by a datatype: where a layout is given,
+// its packed stream stands for the buffer (the pointer beside it is unused); sizes are bytes of
+// the stream: `bytes` for bcast, one rank's block otherwise. Argument checks of the typed calls
+// apply; sendbuf may be XMSG_IN_PLACE where the typed call allows it (not for alltoall).
+int xmsgi_bcast_laid(void* buf, const xmsgi_layout* layout, int64_t bytes, int root, xmsg_comm_t comm);
+int xmsgi_alltoall_laid(const void* sendbuf, const xmsgi_layout* send_layout, void* recvbuf,
+                        const xmsgi_layout* recv_layout, int64_t block, xmsg_comm_t comm);
+int xmsgi_allgather_laid(const void* sendbuf, const xmsgi_layout* send_layout, void* recvbuf,
+                         const xmsgi_layout* recv_layout, int64_t block, xmsg_comm_t comm);
+int xmsgi_gather_laid(const void* sendbuf, const xmsgi_layout* send_layout, void* recvbuf,
+                      const xmsgi_layout* recv_layout, int64_t block, int root, xmsg_comm_t comm);
+int xmsgi_scatter_laid(const void* sendbuf, const xmsgi_layout* send_layout, void* recvbuf,
+                       const xmsgi_layout* recv_layout, int64_t block, int root, xmsg_comm_t comm);
 
 // Records the message xmsg_last_error_message() returns (printf-style) and returns `code`.
 int xmsgi_error(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));

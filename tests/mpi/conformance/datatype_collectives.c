@@ -1,0 +1,136 @@
+/* Collectives on derived datatypes that are not contiguous, at sizes that take every algorithm
+ * (the shared-memory slot and pipelines, single copy, point-to-point trees, rings, Bruck, linear
+ * and pairwise exchanges; tests/mpi/CMakeLists.txt runs it under settings that force each and
+ * checks the trace). MPI lets every rank pass its own datatype of the same signature, so even
+ * ranks pass a strided int (an MPI_INT resized to two ints' extent: every other int, the gaps
+ * must stay untouched) and odd ranks plain MPI_INT. Covers MPI_Bcast, MPI_Alltoall, MPI_Allgather,
+ * MPI_Gather and MPI_Scatter, with MPI_IN_PLACE where MPI allows it. */
+#include "conformance.h"
+
+#include <stdint.h>
+
+static int rank, nranks;
+static MPI_Datatype strided; /* MPI_INT with the extent of two ints */
+
+enum { kGap = -7 };
+
+/* The int element `j` from rank `from` for rank `to`. */
+static int value(int from, int to, long j) { return (int)((from * 1000003L + to * 7919L + j * 31L) % 2000000011L); }
+
+/* A buffer of `n` ints as rank `r` lays them out: strided on even ranks (gaps set to kGap),
+ * plain on odd ranks. */
+typedef struct {
+  int* mem;
+  long n;
+  int stride;
+  MPI_Datatype type;
+} Buf;
+
+static Buf buf_for(int r, long n) {
+  Buf b;
+  b.n = n;
+  b.stride = r % 2 == 0 ? 2 : 1;
+  b.type = r % 2 == 0 ? strided : MPI_INT;
+  b.mem = malloc(sizeof(int) * (size_t)(n * b.stride + 1));
+  for (long i = 0; i < n * b.stride + 1; ++i) b.mem[i] = kGap;
+  return b;
+}
+static int* elem(Buf* b, long i) { return &b->mem[i * b->stride]; }
+
+/* Every element holds want(i), every gap kGap; reports the first difference. */
+#define CHECK_BUF(b, what, want_expr)                                                                  \
+  do {                                                                                                 \
+    long bad_ = -1;                                                                                    \
+    int got_ = 0, expected_ = 0;                                                                       \
+    for (long i = 0; i < (b).n && bad_ < 0; ++i) {                                                     \
+      const int w_ = (want_expr);                                                                      \
+      if (*elem(&(b), i) != w_) bad_ = i, got_ = *elem(&(b), i), expected_ = w_;                       \
+    }                                                                                                  \
+    CHECK(bad_ < 0, "%s n=%ld: element %ld is %d, expected %d", what, (b).n, bad_, got_, expected_);   \
+    long gap_ = -1;                                                                                    \
+    for (long i = 0; i < (b).n * (b).stride + 1 && gap_ < 0; ++i)                                     \
+      if (((b).stride == 2 && i % 2 == 1) || i == (b).n * (b).stride)                                  \
+        if ((b).mem[i] != kGap) gap_ = i;                                                              \
+    CHECK(gap_ < 0, "%s n=%ld: the gap at int %ld was written", what, (b).n, gap_);                    \
+  } while (0)
+
+static void test_bcast(long n) {
+  for (int root = 0; root < nranks; root += nranks > 2 ? nranks - 1 : 1) {
+    Buf b = buf_for(rank, n);
+    if (rank == root)
+      for (long i = 0; i < n; ++i) *elem(&b, i) = value(root, 0, i);
+    CHECK_MPI(MPI_Bcast(b.mem, (int)n, b.type, root, MPI_COMM_WORLD));
+    CHECK_BUF(b, "MPI_Bcast", value(root, 0, i));
+    free(b.mem);
+  }
+}
+
+static void test_alltoall(long block, int in_place) {
+  Buf s = buf_for(rank + 1, block * nranks), r = buf_for(rank, block * nranks);
+  Buf* src = in_place ? &r : &s;
+  for (int to = 0; to < nranks; ++to)
+    for (long j = 0; j < block; ++j) *elem(src, to * block + j) = value(rank, to, j);
+  if (in_place)
+    CHECK_MPI(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r.mem, (int)block, r.type, MPI_COMM_WORLD));
+  else
+    CHECK_MPI(MPI_Alltoall(s.mem, (int)block, s.type, r.mem, (int)block, r.type, MPI_COMM_WORLD));
+  CHECK_BUF(r, in_place ? "MPI_Alltoall in place" : "MPI_Alltoall", value((int)(i / block), rank, i % block));
+  free(s.mem);
+  free(r.mem);
+}
+
+static void test_allgather(long block, int in_place) {
+  Buf s = buf_for(rank + 1, block), r = buf_for(rank, block * nranks);
+  for (long j = 0; j < block; ++j) {
+    *elem(&s, j) = value(rank, 0, j);
+    if (in_place) *elem(&r, rank * block + j) = value(rank, 0, j);
+  }
+  CHECK_MPI(MPI_Allgather(in_place ? MPI_IN_PLACE : s.mem, (int)block, s.type, r.mem, (int)block, r.type,
+                          MPI_COMM_WORLD));
+  CHECK_BUF(r, in_place ? "MPI_Allgather in place" : "MPI_Allgather", value((int)(i / block), 0, i % block));
+  free(s.mem);
+  free(r.mem);
+}
+
+static void test_gather_scatter(long block, int root, int in_place) {
+  Buf s = buf_for(rank + 1, block), r = buf_for(rank, rank == root ? block * nranks : 0);
+  for (long j = 0; j < block; ++j) *elem(&s, j) = value(rank, root, j);
+  if (in_place && rank == root)
+    for (long j = 0; j < block; ++j) *elem(&r, root * block + j) = value(root, root, j);
+  const void* sendbuf = in_place && rank == root ? MPI_IN_PLACE : s.mem;
+  CHECK_MPI(MPI_Gather(sendbuf, (int)block, s.type, r.mem, (int)block, r.type, root, MPI_COMM_WORLD));
+  if (rank == root) CHECK_BUF(r, in_place ? "MPI_Gather in place" : "MPI_Gather", value((int)(i / block), root, i % block));
+
+  /* And back out: the root scatters what it gathered (block i to rank i). */
+  Buf back = buf_for(rank + 1, block);
+  if (in_place && rank == root)
+    for (long j = 0; j < block; ++j) *elem(&back, j) = kGap; /* untouched: root's block stays in r */
+  void* recvbuf = in_place && rank == root ? MPI_IN_PLACE : back.mem;
+  CHECK_MPI(MPI_Scatter(r.mem, (int)block, r.type, recvbuf, (int)block, back.type, root, MPI_COMM_WORLD));
+  if (!(in_place && rank == root)) CHECK_BUF(back, "MPI_Scatter", value(rank, root, i));
+  free(back.mem);
+  free(s.mem);
+  free(r.mem);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  CHECK_MPI(MPI_Type_create_resized(MPI_INT, 0, 2 * (MPI_Aint)sizeof(int), &strided));
+  CHECK_MPI(MPI_Type_commit(&strided));
+  /* 4 B to 1.2 MB per block: slots, pipelines (several chunks), single copy, rendezvous. */
+  const long sizes[] = {1, 7, 100, 1000, 5000, 40000, 300000};
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+    const long n = sizes[k];
+    test_bcast(n);
+    test_alltoall(n, 0);
+    test_alltoall(n, 1);
+    test_allgather(n, 0);
+    test_allgather(n, 1);
+    test_gather_scatter(n, nranks - 1, 0);
+    test_gather_scatter(n, 0, 1);
+  }
+  CHECK_MPI(MPI_Type_free(&strided));
+  return FINISH("datatype_collectives");
+}
