@@ -274,11 +274,31 @@ void copy_bytes(Dst dst, Src src, int64_t bytes) {
   }
 }
 
+std::byte* kept_scratch(KeptScratch which, int64_t bytes) {
+  struct Kept {
+    std::unique_ptr<std::byte[]> data;
+    int64_t capacity = 0;
+  };
+  static thread_local Kept kept[2];
+  Kept& k = kept[static_cast<int>(which)];
+  if (bytes > k.capacity) {
+    k.data.reset(new std::byte[static_cast<size_t>(bytes)]);
+    k.capacity = bytes;
+  }
+  return k.data.get();
+}
+
 Src plain_for_peers(Src buf, int64_t bytes, Scratch& staging) {
   if (!buf.layout || bytes <= 0) return buf;
-  staging.resize(bytes);
-  buf.layout->pack(static_cast<uint64_t>(buf.offset), staging.get(), static_cast<uint64_t>(bytes));
-  return staging.get();
+  std::byte* out = nullptr;
+  if (bytes <= kKeptStagingBytes) {
+    out = kept_scratch(KeptScratch::kStaging, bytes);
+  } else {
+    staging.resize(bytes);
+    out = staging.get();
+  }
+  buf.layout->pack(static_cast<uint64_t>(buf.offset), out, static_cast<uint64_t>(bytes));
+  return out;
 }
 
 }  // namespace xmsg::coll

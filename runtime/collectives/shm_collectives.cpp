@@ -529,12 +529,12 @@ int read_peer(const NodeShm& s, const Comm& c, int rank, uint64_t addr, Dst dst,
   if (bytes > 0 && !dst.layout) {
     ok = transport::shm::read_process_memory(pid, addr, dst.ptr, static_cast<size_t>(bytes), err);
   } else if (bytes > 0) {
-    Scratch bounce(std::min(bytes, kLaidReadChunk));
+    std::byte* bounce = kept_scratch(KeptScratch::kBounce, std::min(bytes, kLaidReadChunk));
     for (int64_t done = 0; ok && done < bytes; done += kLaidReadChunk) {
       const int64_t n = std::min(kLaidReadChunk, bytes - done);
-      ok = transport::shm::read_process_memory(pid, addr + static_cast<uint64_t>(done), bounce.get(),
+      ok = transport::shm::read_process_memory(pid, addr + static_cast<uint64_t>(done), bounce,
                                                static_cast<size_t>(n), err);
-      if (ok) copy_bytes(at(dst, done), bounce.get(), n);
+      if (ok) copy_bytes(at(dst, done), bounce, n);
     }
   }
   if (ok) return XMSG_SUCCESS;
@@ -1055,6 +1055,15 @@ int shm_bcast_cma(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root) {
   }
   int e = wait_for(c, func, [&] { return has_posted(s, root, seq); });
   if (e == XMSG_SUCCESS && !same_size(s, root, seq, bytes)) e = size_mismatch(c, root, func);
+  if (e == XMSG_SUCCESS && buf.layout && bytes <= kKeptStagingBytes) {
+    // A laid buffer: read everything into kept memory, let the root go, then unpack. Unpacking
+    // straight from bounce-sized reads held the root until we had unpacked (OSU bcast -D
+    // vect:8:4, 2 ranks, back to back: 1.15-1.20x the time of staging whole).
+    std::byte* copy = kept_scratch(KeptScratch::kStaging, bytes);
+    e = finish(s, c, seq, read_peer(s, c, root, buffers_of(s, root, seq).send, copy, bytes, func));
+    if (e == XMSG_SUCCESS) copy_bytes(buf, copy, bytes);
+    return e;
+  }
   if (e == XMSG_SUCCESS) e = read_peer(s, c, root, buffers_of(s, root, seq).send, buf, bytes, func);
   return finish(s, c, seq, e);
 }
@@ -1068,7 +1077,7 @@ int shm_alltoall_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_
   Scratch staging;
   const Src readable = plain_for_peers(sendbuf, c.size * block, staging);
   publish_buffers(s, c, seq, readable.ptr, recvbuf.ptr, block);
-  copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
+  copy_bytes(at(recvbuf, me * block), at(readable, me * block), block);  // (packed already when laid)
   int e = visit_peers_when_ready(
       c, func, [&](int peer) { return has_posted(s, peer, seq); },
       [&](int peer) -> int {
