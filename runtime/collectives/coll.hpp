@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,37 +28,30 @@ namespace xmsg::coll {
 // layout changes how it touches its own memory, never which algorithm runs or what travels:
 // the algorithms address both kinds alike (at, block_at, copy_bytes, Step::send / recv). Only
 // single copy, which hands a peer an address to read, needs plain bytes (plain_for_peers).
-struct Dst {
-  std::byte* ptr = nullptr;
+template <class Byte>  // std::byte: a buffer written (Dst); const std::byte: read (Src)
+struct Buffer {
+  using Void = std::conditional_t<std::is_const_v<Byte>, const void, void>;
+  Byte* ptr = nullptr;
   const xmsgi_layout* layout = nullptr;
   int64_t offset = 0;  // into the layout's stream
-  Dst(void* p) : ptr(static_cast<std::byte*>(p)) {}  // NOLINT(google-explicit-constructor): plain is the common case
-  static Dst laid(const xmsgi_layout* l, int64_t offset = 0) {
-    Dst d(nullptr);
-    d.layout = l;
-    d.offset = offset;
-    return d;
+  Buffer(Void* p) : ptr(static_cast<Byte*>(p)) {}  // NOLINT(google-explicit-constructor): plain is the common case
+  // A written buffer may be read (bcast forwards what it received).
+  template <class Writable>
+    requires(std::is_const_v<Byte> && std::is_same_v<Writable, std::byte>)
+  Buffer(const Buffer<Writable>& w) : ptr(w.ptr), layout(w.layout), offset(w.offset) {}  // NOLINT
+  static Buffer laid(const xmsgi_layout* l, int64_t offset = 0) {
+    Buffer b(nullptr);
+    b.layout = l;
+    b.offset = offset;
+    return b;
   }
   bool operator==(const void* p) const { return !layout && ptr == p; }
   explicit operator bool() const { return layout || ptr; }
+  // The same bytes (an in-place argument): nothing to copy.
+  bool same_as(const Buffer<const std::byte>& o) const { return ptr == o.ptr && layout == o.layout && offset == o.offset; }
 };
-struct Src {
-  const std::byte* ptr = nullptr;
-  const xmsgi_layout* layout = nullptr;
-  int64_t offset = 0;
-  Src(const void* p) : ptr(static_cast<const std::byte*>(p)) {}  // NOLINT(google-explicit-constructor)
-  Src(const Dst& d) : ptr(d.ptr), layout(d.layout), offset(d.offset) {}  // NOLINT(google-explicit-constructor)
-  static Src laid(const xmsgi_layout* l, int64_t offset = 0) {
-    Src s(nullptr);
-    s.layout = l;
-    s.offset = offset;
-    return s;
-  }
-  bool operator==(const void* p) const { return !layout && ptr == p; }
-  explicit operator bool() const { return layout || ptr; }
-  // The same bytes as `d` (an in-place argument): nothing to copy.
-  bool same_as(const Src& d) const { return ptr == d.ptr && layout == d.layout && offset == d.offset; }
-};
+using Dst = Buffer<std::byte>;
+using Src = Buffer<const std::byte>;
 
 // A communicator as an algorithm sees it. `members`, when set, makes it a subset of the
 // handle's ranks (rank i of the subset is rank members[i] of the handle): the node-aware
@@ -256,10 +250,14 @@ inline const std::byte* at(const void* base, int64_t offset) {
 }
 void copy_bytes(void* dst, const void* src, int64_t bytes);
 void copy_bytes(Dst dst, Src src, int64_t bytes);
-inline Dst at(const Dst& b, int64_t offset) { return b.layout ? Dst::laid(b.layout, b.offset + offset) : Dst(b.ptr + offset); }
-inline Src at(const Src& b, int64_t offset) { return b.layout ? Src::laid(b.layout, b.offset + offset) : Src(b.ptr + offset); }
-inline Dst block_at(const Dst& b, int64_t offset, int64_t bytes) { return bytes > 0 ? at(b, offset) : b; }
-inline Src block_at(const Src& b, int64_t offset, int64_t bytes) { return bytes > 0 ? at(b, offset) : b; }
+template <class Byte>
+Buffer<Byte> at(const Buffer<Byte>& b, int64_t offset) {
+  return b.layout ? Buffer<Byte>::laid(b.layout, b.offset + offset) : Buffer<Byte>(b.ptr + offset);
+}
+template <class Byte>
+Buffer<Byte> block_at(const Buffer<Byte>& b, int64_t offset, int64_t bytes) {
+  return bytes > 0 ? at(b, offset) : b;
+}
 // What single copy lets peers read: `buf` itself when plain, else its `bytes` packed into
 // `staging` (the one whole copy a laid buffer costs: a peer's process_vm_readv cannot run the
 // datatype engine).
