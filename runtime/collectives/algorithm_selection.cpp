@@ -330,7 +330,7 @@ static bool alltoall_linear_for(int64_t block) {
   return block < thresholds().alltoall_large || (oversubscribed() && block <= thresholds().alltoall_flat_max);
 }
 
-int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,
+int run_alltoallv(const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls, Dst recvbuf,
                   const int64_t* rcounts, const int64_t* rdispls) {
   // Traced with the largest block received, what the OSU-style tables call the size (found only
   // when tracing). One-node communicators whose members may read each other's memory: each

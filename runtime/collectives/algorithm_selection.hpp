@@ -68,7 +68,7 @@ int run_allgather(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 // counts[j]: elements that end on rank j; sendbuf never in place.
 int run_reduce_scatter(const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts, const ReduceOp& op);
 int run_alltoall(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
-int run_alltoallv(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls, void* recvbuf,
+int run_alltoallv(const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls, Dst recvbuf,
                   const int64_t* rcounts, const int64_t* rdispls);
 
 // Node-aware variants (node_aware.cpp). *done says whether they ran; when false nothing was

@@ -68,8 +68,8 @@ int alltoall_pairwise(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
   return XMSG_SUCCESS;
 }
 
-int alltoallv_linear(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                     void* recvbuf, const int64_t* rcounts, const int64_t* rdispls) {
+int alltoallv_linear(const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                     Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls) {
   const int n = c.size, r = c.rank;
   Step step(c);
   for (int s = 1; s < n; ++s) {
@@ -84,8 +84,8 @@ int alltoallv_linear(const Comm& c, const void* sendbuf, const int64_t* scounts,
   return step.wait();
 }
 
-int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                       void* recvbuf, const int64_t* rcounts, const int64_t* rdispls) {
+int alltoallv_pairwise(const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                       Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls) {
   const int n = c.size, r = c.rank;
   copy_bytes(at(recvbuf, rdispls[r]), at(sendbuf, sdispls[r]), std::min(scounts[r], rcounts[r]));
   for (int s = 1; s < n; ++s) {

@@ -357,8 +357,8 @@ struct LargeLimits {
 };
 // The table each writer of shm_alltoallv publishes: mode, sendbuf address, one word per rank.
 inline int64_t shm_alltoallv_table_bytes(int n) { return static_cast<int64_t>(sizeof(uint64_t)) * (n + 2); }
-int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large);
+int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                  Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large);
 int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                       const ReduceOp& op);
 
@@ -432,9 +432,9 @@ class PostedSize final : public StallCheck {
   SizeNotices notices_;
 };
 
-int alltoallv_linear(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                     void* recvbuf, const int64_t* rcounts, const int64_t* rdispls);
-int alltoallv_pairwise(const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                       void* recvbuf, const int64_t* rcounts, const int64_t* rdispls);
+int alltoallv_linear(const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                     Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls);
+int alltoallv_pairwise(const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                       Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls);
 
 }  // namespace xmsg::coll

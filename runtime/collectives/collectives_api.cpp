@@ -560,3 +560,95 @@ int xmsgi_scatter_laid(const void* sendbuf, const xmsgi_layout* send_layout, voi
     return run_scatter(c, send, recv, block, root);
   });
 }
+
+int xmsgi_gatherv_laid(const void* sendbuf, const xmsgi_layout* send_layout, int64_t sendbytes, void* recvbuf,
+                       const xmsgi_layout* recv_layout, const int64_t* counts, const int64_t* displs, int root,
+                       xmsg_comm_t comm) {
+  return collective("xmsg_gatherv", [&]() -> int {
+    const char* f = "xmsg_gatherv";
+    Comm c;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_root(f, root, c));
+    XMSG_TRY(check_count(f, "sendcount", sendbytes));
+    const bool is_root = c.rank == root, in_place = is_root && !send_layout && sendbuf == XMSG_IN_PLACE;
+    if (!in_place) XMSG_TRY(check_laid(f, "sendbuf", sendbuf, send_layout, sendbytes, true));
+    const Src send = source_of(sendbuf, send_layout);
+    if (!is_root) return gatherv_linear(c, send, sendbytes, nullptr, nullptr, nullptr, root);
+    XMSG_TRY(check_array(f, "recvcounts", counts, c, true));
+    XMSG_TRY(check_array(f, "displs", displs, c, false));
+    if (!recv_layout && !recvbuf && any_positive(counts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
+    if (!in_place) XMSG_TRY(check_match(f, sendbytes, counts[root]));
+    return gatherv_linear(c, send, sendbytes, destination_of(recvbuf, recv_layout), counts, displs, root);
+  });
+}
+
+int xmsgi_scatterv_laid(const void* sendbuf, const xmsgi_layout* send_layout, const int64_t* counts,
+                        const int64_t* displs, void* recvbuf, const xmsgi_layout* recv_layout, int64_t recvbytes,
+                        int root, xmsg_comm_t comm) {
+  return collective("xmsg_scatterv", [&]() -> int {
+    const char* f = "xmsg_scatterv";
+    Comm c;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_root(f, root, c));
+    XMSG_TRY(check_count(f, "recvcount", recvbytes));
+    const bool is_root = c.rank == root, in_place = is_root && !recv_layout && recvbuf == XMSG_IN_PLACE;
+    if (!in_place) XMSG_TRY(check_laid(f, "recvbuf", recvbuf, recv_layout, recvbytes, true));
+    const Dst recv = destination_of(recvbuf, recv_layout);
+    if (!is_root) return scatterv_linear(c, nullptr, nullptr, nullptr, recv, recvbytes, root);
+    XMSG_TRY(check_array(f, "sendcounts", counts, c, true));
+    XMSG_TRY(check_array(f, "displs", displs, c, false));
+    if (!send_layout && !sendbuf && any_positive(counts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: sendbuf is NULL with sendcounts not all zero", f);
+    if (!in_place) XMSG_TRY(check_match(f, counts[root], recvbytes));
+    return scatterv_linear(c, source_of(sendbuf, send_layout), counts, displs, recv, recvbytes, root);
+  });
+}
+
+int xmsgi_allgatherv_laid(const void* sendbuf, const xmsgi_layout* send_layout, int64_t sendbytes, void* recvbuf,
+                          const xmsgi_layout* recv_layout, const int64_t* counts, const int64_t* displs,
+                          xmsg_comm_t comm) {
+  return collective("xmsg_allgatherv", [&]() -> int {
+    const char* f = "xmsg_allgatherv";
+    Comm c;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_array(f, "recvcounts", counts, c, true));
+    XMSG_TRY(check_array(f, "displs", displs, c, false));
+    if (!recv_layout && !recvbuf && any_positive(counts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
+    const Dst recv = destination_of(recvbuf, recv_layout);
+    if (send_layout || sendbuf != XMSG_IN_PLACE) {
+      XMSG_TRY(check_count(f, "sendcount", sendbytes));
+      XMSG_TRY(check_laid(f, "sendbuf", sendbuf, send_layout, sendbytes, false));
+      XMSG_TRY(check_match(f, sendbytes, counts[c.rank]));
+      copy_bytes(at(recv, displs[c.rank]), source_of(sendbuf, send_layout), counts[c.rank]);
+    }
+    if (c.size == 1) return XMSG_SUCCESS;
+    return allgatherv_ring(c, recv, counts, displs);
+  });
+}
+
+int xmsgi_alltoallv_laid(const void* sendbuf, const xmsgi_layout* send_layout, const int64_t* sendcounts,
+                         const int64_t* sdispls, void* recvbuf, const xmsgi_layout* recv_layout,
+                         const int64_t* recvcounts, const int64_t* rdispls, xmsg_comm_t comm) {
+  return collective("xmsg_alltoallv", [&]() -> int {
+    const char* f = "xmsg_alltoallv";
+    Comm c;
+    XMSG_TRY(check_comm(comm, f, &c));
+    XMSG_TRY(check_array(f, "sendcounts", sendcounts, c, true));
+    XMSG_TRY(check_array(f, "sdispls", sdispls, c, false));
+    XMSG_TRY(check_array(f, "recvcounts", recvcounts, c, true));
+    XMSG_TRY(check_array(f, "rdispls", rdispls, c, false));
+    if (!send_layout) XMSG_TRY(check_not_in_place(f, "sendbuf", sendbuf));
+    if (!recv_layout) XMSG_TRY(check_not_in_place(f, "recvbuf", recvbuf));
+    if (!send_layout && !sendbuf && any_positive(sendcounts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: sendbuf is NULL with sendcounts not all zero", f);
+    if (!recv_layout && !recvbuf && any_positive(recvcounts, c.size))
+      return fail(XMSG_ERR_BUFFER, "%s: recvbuf is NULL with recvcounts not all zero", f);
+    if (sendcounts[c.rank] != recvcounts[c.rank])
+      return fail(XMSG_ERR_COUNT, "%s: sendcounts[%d] and recvcounts[%d] describe different byte counts", f, c.rank,
+                  c.rank);
+    return run_alltoallv(c, source_of(sendbuf, send_layout), sendcounts, sdispls, destination_of(recvbuf, recv_layout),
+                         recvcounts, rdispls);
+  });
+}

@@ -840,8 +840,8 @@ int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t bl
 //   messages: otherwise (pipelines switched off, blocks below single copy): it sends each block
 //           as a point-to-point message, and a reader that finds this mode in its table posts
 //           the matching receive.
-int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  void* recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large) {
+int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls,
+                  Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large) {
   // kInline: data beside the table in the posted line's inline bytes (one line to hand off).
   enum : uint64_t { kInline = 0, kSlot = 1, kSingleCopy = 2, kMessages = 3, kPipelined = 4 };
   constexpr int kTag = kTagAlltoall + 67;
@@ -876,7 +876,17 @@ int shm_alltoallv(NodeShm& s, const Comm& c, const void* sendbuf, const int64_t*
   std::byte* slot = nullptr;
   if (int e = claim_slot(s, c, seq, slot_bytes, func, &slot)) return finish(s, c, seq, e);
   std::byte* table = table_inline ? s.region.data(me, seq, static_cast<size_t>(kInlineBytes)) : slot;
-  const uint64_t head[2] = {mode, reinterpret_cast<uint64_t>(sendbuf)};
+  // Single copy hands readers an address: a laid sendbuf is packed first (its stream, so the
+  // displacements stay as they are).
+  Scratch staging;
+  Src readable = sendbuf;
+  if (mode == kSingleCopy && sendbuf.layout) {
+    int64_t extent = 0;
+    for (int d = 0; d < n; ++d)
+      if (scounts[d] > 0) extent = std::max(extent, sdispls[d] + scounts[d]);
+    readable = plain_for_peers(sendbuf, extent, staging);
+  }
+  const uint64_t head[2] = {mode, reinterpret_cast<uint64_t>(readable.ptr)};
   std::memcpy(table, head, sizeof head);
   // where(d): an offset into the inline bytes (kInline) or the slot (kSlot), the first chunk of
   // d's block in our stream (kPipelined), else sdispls[d]. The stream holds the blocks for

@@ -66,6 +66,27 @@ int check_block(int64_t send_bytes, int64_t recv_bytes, const char* func, MPI_Co
               static_cast<long long>(send_bytes), static_cast<long long>(recv_bytes));
 }
 
+// A v-collective's blocks on datatype `t` as ranges of its packed stream (element e of the
+// stream lies at buf + e * extent, so block i starts at byte displs[i] * size): what the runtime
+// takes to pack and unpack each block where it travels. False where a displacement is negative
+// (the stream starts at the buffer): such blocks are staged as before.
+struct StreamBlocks {
+  std::vector<int64_t> counts, displs;  // bytes of the stream
+  int64_t elements = 0;                 // the stream's extent, in elements
+  bool init(const int* c, const int* d, int n, const Type* t) {
+    counts.resize(static_cast<size_t>(n));
+    displs.resize(static_cast<size_t>(n));
+    elements = 0;
+    for (int i = 0; i < n; ++i) {
+      if (d[i] < 0 && c[i] > 0) return false;
+      counts[static_cast<size_t>(i)] = static_cast<int64_t>(c[i]) * t->size;
+      displs[static_cast<size_t>(i)] = c[i] > 0 ? static_cast<int64_t>(d[i]) * t->size : 0;
+      if (c[i] > 0) elements = std::max<int64_t>(elements, static_cast<int64_t>(d[i]) + c[i]);
+    }
+    return true;
+  }
+};
+
 void unpack_blocks(const char* in, const int* counts, const int* displs, int n, const Type* t, const Blocks& b,
                    void* buf, int skip = -1) {
   for (int i = 0; i < n; ++i)
@@ -206,31 +227,44 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   if (int e = check_intra(comm, "MPI_Gatherv", &rank, &size)) return e;
   if (int e = check_root(root, size, "MPI_Gatherv", comm)) return e;
   const bool in_place = rank == root && sendbuf == MPI_IN_PLACE;
+  if (!in_place && sendbuf == MPI_IN_PLACE)
+    return fail(MPI_ERR_BUFFER, "MPI_Gatherv", comm, "sendbuf is MPI_IN_PLACE on rank %d, which is not the root",
+                rank);
   SendView send;
   if (!in_place)
-    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Gatherv", comm)) return e;
+    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Gatherv", comm, true)) return e;
   if (rank != root)
-    return handle(xmsg_gatherv(send.data, send.count, send.xtype, nullptr, nullptr, nullptr, XMSG_BYTE, root, comm),
+    return handle(xmsgi_gatherv_laid(send.data, layout_of(send), send.bytes, nullptr, nullptr, nullptr, nullptr, root,
+                                     comm),
                   "MPI_Gatherv", comm);
   const Type* rt = nullptr;
   if (int e = check_type(recvtype, "MPI_Gatherv", "recvtype", comm, &rt)) return e;
   if (int e = check_counts(recvcounts, size, "MPI_Gatherv", "recvcounts", comm)) return e;
   if (!displs) return fail(MPI_ERR_ARG, "MPI_Gatherv", comm, "displs is NULL");
-  if (is_xmsg_type(recvtype)) {
+  const void* mine = in_place ? MPI_IN_PLACE : send.data;
+  if (is_xmsg_type(recvtype) && !send.packed) {
     std::vector<int64_t> c(recvcounts, recvcounts + size), d(displs, displs + size);
-    return handle(xmsg_gatherv(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, recvbuf, c.data(),
-                               d.data(), recvtype, root, comm),
+    return handle(xmsg_gatherv(mine, send.count, send.xtype, recvbuf, c.data(), d.data(), recvtype, root, comm),
                   "MPI_Gatherv", comm);
   }
-  Blocks b;
-  b.init(recvcounts, size, rt);
-  std::vector<char> tmp(static_cast<size_t>(b.total + 1));
+  StreamBlocks b;
+  RecvView recv;
+  if (b.init(recvcounts, displs, size, rt)) {
+    if (int e = recv.init(recvbuf, b.elements, recvtype, "MPI_Gatherv", comm, true)) return e;
+    return handle(xmsgi_gatherv_laid(mine, layout_of(send), send.bytes, recv.data, layout_of(recv), b.counts.data(),
+                                     b.displs.data(), root, comm),
+                  "MPI_Gatherv", comm);
+  }
+  Blocks staged;
+  staged.init(recvcounts, size, rt);
+  std::vector<char> tmp(static_cast<size_t>(staged.total + 1));
   if (in_place)
     pack(static_cast<char*>(recvbuf) + static_cast<int64_t>(displs[rank]) * rt->extent, recvcounts[rank], *rt,
-         tmp.data() + b.displs[static_cast<size_t>(rank)]);
-  int code = xmsg_gatherv(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, tmp.data(), b.counts.data(),
-                          b.displs.data(), XMSG_BYTE, root, comm);
-  if (code == MPI_SUCCESS) unpack_blocks(tmp.data(), recvcounts, displs, size, rt, b, recvbuf, in_place ? rank : -1);
+         tmp.data() + staged.displs[static_cast<size_t>(rank)]);
+  int code = xmsgi_gatherv_laid(mine, layout_of(send), send.bytes, tmp.data(), nullptr, staged.counts.data(),
+                                staged.displs.data(), root, comm);
+  if (code == MPI_SUCCESS)
+    unpack_blocks(tmp.data(), recvcounts, displs, size, rt, staged, recvbuf, in_place ? rank : -1);
   return handle(code, "MPI_Gatherv", comm);
 }
 XMSG_MPI_ALIAS(Gatherv)
@@ -275,33 +309,36 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
   if (int e = check_intra(comm, "MPI_Scatterv", &rank, &size)) return e;
   if (int e = check_root(root, size, "MPI_Scatterv", comm)) return e;
   const bool in_place = rank == root && recvbuf == MPI_IN_PLACE;
+  if (!in_place && recvbuf == MPI_IN_PLACE)
+    return fail(MPI_ERR_BUFFER, "MPI_Scatterv", comm, "recvbuf is MPI_IN_PLACE on rank %d, which is not the root",
+                rank);
   RecvView recv;
   if (!in_place)
-    if (int e = recv.init(recvbuf, recvcount, recvtype, "MPI_Scatterv", comm)) return e;
-  if (rank != root) {
-    int code = xmsg_scatterv(nullptr, nullptr, nullptr, XMSG_BYTE, recv.data, recv.count, recv.xtype, root, comm);
-    if (code == MPI_SUCCESS) recv.finish(recv.bytes);
-    return handle(code, "MPI_Scatterv", comm);
-  }
+    if (int e = recv.init(recvbuf, recvcount, recvtype, "MPI_Scatterv", comm, true)) return e;
+  void* mine = in_place ? MPI_IN_PLACE : recv.data;
+  if (rank != root)
+    return handle(xmsgi_scatterv_laid(nullptr, nullptr, nullptr, nullptr, mine, layout_of(recv), recv.bytes, root,
+                                      comm),
+                  "MPI_Scatterv", comm);
   const Type* st = nullptr;
   if (int e = check_type(sendtype, "MPI_Scatterv", "sendtype", comm, &st)) return e;
   if (int e = check_counts(sendcounts, size, "MPI_Scatterv", "sendcounts", comm)) return e;
   if (!displs) return fail(MPI_ERR_ARG, "MPI_Scatterv", comm, "displs is NULL");
-  int code;
-  if (is_xmsg_type(sendtype)) {
-    std::vector<int64_t> c(sendcounts, sendcounts + size), d(displs, displs + size);
-    code = xmsg_scatterv(sendbuf, c.data(), d.data(), sendtype, in_place ? MPI_IN_PLACE : recv.data, recv.count,
-                         recv.xtype, root, comm);
-  } else {
-    Blocks b;
-    b.init(sendcounts, size, st);
-    std::vector<char> tmp(static_cast<size_t>(b.total + 1));
-    pack_blocks(sendbuf, sendcounts, displs, size, st, b, tmp.data());
-    code = xmsg_scatterv(tmp.data(), b.counts.data(), b.displs.data(), XMSG_BYTE, in_place ? MPI_IN_PLACE : recv.data,
-                         recv.count, recv.xtype, root, comm);
+  StreamBlocks b;
+  if (b.init(sendcounts, displs, size, st)) {
+    SendView send;
+    if (int e = send.init(sendbuf, b.elements, sendtype, "MPI_Scatterv", comm, true)) return e;
+    return handle(xmsgi_scatterv_laid(send.data, layout_of(send), b.counts.data(), b.displs.data(), mine,
+                                      layout_of(recv), recv.bytes, root, comm),
+                  "MPI_Scatterv", comm);
   }
-  if (code == MPI_SUCCESS && !in_place) recv.finish(recv.bytes);
-  return handle(code, "MPI_Scatterv", comm);
+  Blocks staged;
+  staged.init(sendcounts, size, st);
+  std::vector<char> tmp(static_cast<size_t>(staged.total + 1));
+  pack_blocks(sendbuf, sendcounts, displs, size, st, staged, tmp.data());
+  return handle(xmsgi_scatterv_laid(tmp.data(), nullptr, staged.counts.data(), staged.displs.data(), mine,
+                                    layout_of(recv), recv.bytes, root, comm),
+                "MPI_Scatterv", comm);
 }
 XMSG_MPI_ALIAS(Scatterv)
 
@@ -344,22 +381,31 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   const bool in_place = sendbuf == MPI_IN_PLACE;
   SendView send;
   if (!in_place)
-    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Allgatherv", comm)) return e;
-  if (is_xmsg_type(recvtype)) {
+    if (int e = send.init(sendbuf, sendcount, sendtype, "MPI_Allgatherv", comm, true)) return e;
+  const void* mine = in_place ? MPI_IN_PLACE : send.data;
+  if (is_xmsg_type(recvtype) && !send.packed) {
     std::vector<int64_t> c(recvcounts, recvcounts + size), d(displs, displs + size);
-    return handle(xmsg_allgatherv(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, recvbuf, c.data(),
-                                  d.data(), recvtype, comm),
+    return handle(xmsg_allgatherv(mine, send.count, send.xtype, recvbuf, c.data(), d.data(), recvtype, comm),
                   "MPI_Allgatherv", comm);
   }
-  Blocks b;
-  b.init(recvcounts, size, rt);
-  std::vector<char> tmp(static_cast<size_t>(b.total + 1));
+  StreamBlocks b;
+  if (b.init(recvcounts, displs, size, rt)) {
+    RecvView recv;
+    if (int e = recv.init(recvbuf, b.elements, recvtype, "MPI_Allgatherv", comm, true)) return e;
+    return handle(xmsgi_allgatherv_laid(mine, layout_of(send), send.bytes, recv.data, layout_of(recv), b.counts.data(),
+                                        b.displs.data(), comm),
+                  "MPI_Allgatherv", comm);
+  }
+  Blocks staged;
+  staged.init(recvcounts, size, rt);
+  std::vector<char> tmp(static_cast<size_t>(staged.total + 1));
   if (in_place)
     pack(static_cast<char*>(recvbuf) + static_cast<int64_t>(displs[rank]) * rt->extent, recvcounts[rank], *rt,
-         tmp.data() + b.displs[static_cast<size_t>(rank)]);
-  int code = xmsg_allgatherv(in_place ? MPI_IN_PLACE : send.data, send.count, send.xtype, tmp.data(),
-                             b.counts.data(), b.displs.data(), XMSG_BYTE, comm);
-  if (code == MPI_SUCCESS) unpack_blocks(tmp.data(), recvcounts, displs, size, rt, b, recvbuf, in_place ? rank : -1);
+         tmp.data() + staged.displs[static_cast<size_t>(rank)]);
+  int code = xmsgi_allgatherv_laid(mine, layout_of(send), send.bytes, tmp.data(), nullptr, staged.counts.data(),
+                                   staged.displs.data(), comm);
+  if (code == MPI_SUCCESS)
+    unpack_blocks(tmp.data(), recvcounts, displs, size, rt, staged, recvbuf, in_place ? rank : -1);
   return handle(code, "MPI_Allgatherv", comm);
 }
 XMSG_MPI_ALIAS(Allgatherv)
@@ -433,6 +479,16 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
       rd[i] = rdispls[i];
     }
     return handle(xmsg_alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rc, rd, recvtype, comm), "MPI_Alltoallv", comm);
+  }
+  StreamBlocks ss, rs;
+  if (!in_place && ss.init(sendcounts, sdispls, size, st) && rs.init(recvcounts, rdispls, size, rt)) {
+    SendView send;
+    RecvView recv;
+    if (int e = send.init(sendbuf, ss.elements, sendtype, "MPI_Alltoallv", comm, true)) return e;
+    if (int e = recv.init(recvbuf, rs.elements, recvtype, "MPI_Alltoallv", comm, true)) return e;
+    return handle(xmsgi_alltoallv_laid(send.data, layout_of(send), ss.counts.data(), ss.displs.data(), recv.data,
+                                       layout_of(recv), rs.counts.data(), rs.displs.data(), comm),
+                  "MPI_Alltoallv", comm);
   }
   Blocks sb, rb;
   sb.init(sendcounts, size, st);

@@ -66,6 +66,20 @@ int xmsgi_gather_laid(const void* sendbuf, const xmsgi_layout* send_layout, void
                       const xmsgi_layout* recv_layout, int64_t block, int root, xmsg_comm_t comm);
 int xmsgi_scatter_laid(const void* sendbuf, const xmsgi_layout* send_layout, void* recvbuf,
                        const xmsgi_layout* recv_layout, int64_t block, int root, xmsg_comm_t comm);
+// The v-variants: counts and displacements are bytes of the (packed) streams, displacements
+// not negative; the root's arrays only at the root.
+int xmsgi_gatherv_laid(const void* sendbuf, const xmsgi_layout* send_layout, int64_t sendbytes, void* recvbuf,
+                       const xmsgi_layout* recv_layout, const int64_t* counts, const int64_t* displs, int root,
+                       xmsg_comm_t comm);
+int xmsgi_scatterv_laid(const void* sendbuf, const xmsgi_layout* send_layout, const int64_t* counts,
+                        const int64_t* displs, void* recvbuf, const xmsgi_layout* recv_layout, int64_t recvbytes,
+                        int root, xmsg_comm_t comm);
+int xmsgi_allgatherv_laid(const void* sendbuf, const xmsgi_layout* send_layout, int64_t sendbytes, void* recvbuf,
+                          const xmsgi_layout* recv_layout, const int64_t* counts, const int64_t* displs,
+                          xmsg_comm_t comm);
+int xmsgi_alltoallv_laid(const void* sendbuf, const xmsgi_layout* send_layout, const int64_t* sendcounts,
+                         const int64_t* sdispls, void* recvbuf, const xmsgi_layout* recv_layout,
+                         const int64_t* recvcounts, const int64_t* rdispls, xmsg_comm_t comm);
 
 // Records the message xmsg_last_error_message() returns (printf-style) and returns `code`.
 int xmsgi_error(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));

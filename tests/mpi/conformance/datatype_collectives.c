@@ -4,7 +4,9 @@
  * checks the trace). MPI lets every rank pass its own datatype of the same signature, so even
  * ranks pass a strided int (an MPI_INT resized to two ints' extent: every other int, the gaps
  * must stay untouched) and odd ranks plain MPI_INT. Covers MPI_Bcast, MPI_Alltoall, MPI_Allgather,
- * MPI_Gather and MPI_Scatter, with MPI_IN_PLACE where MPI allows it. */
+ * MPI_Gather and MPI_Scatter, with MPI_IN_PLACE where MPI allows it, and the v-variants with
+ * blocks of different sizes placed out of rank order with holes between them (the holes must
+ * stay untouched too). */
 #include "conformance.h"
 
 #include <stdint.h>
@@ -113,6 +115,96 @@ static void test_gather_scatter(long block, int root, int in_place) {
   free(r.mem);
 }
 
+
+/* Every element equals want[i] (kGap in the holes), every stride gap kGap. */
+static void check_against(Buf* b, const int* want, const char* what) {
+  long bad = -1;
+  for (long i = 0; i < b->n && bad < 0; ++i)
+    if (*elem(b, i) != want[i]) bad = i;
+  CHECK(bad < 0, "%s n=%ld: element %ld is %d, expected %d", what, b->n, bad, bad < 0 ? 0 : *elem(b, bad),
+        bad < 0 ? 0 : want[bad]);
+  long gap = -1;
+  for (long i = 0; i < b->n * b->stride + 1 && gap < 0; ++i)
+    if ((b->stride == 2 && i % 2 == 1) || i == b->n * b->stride)
+      if (b->mem[i] != kGap) gap = i;
+  CHECK(gap < 0, "%s n=%ld: the gap at int %ld was written", what, b->n, gap);
+}
+
+/* Blocks of counts[i] elements, laid out in reverse rank order with 3-element holes between;
+ * returns the elements spanned. */
+static long reverse_layout(const int* counts, int* displs) {
+  long at = 0;
+  for (int i = nranks - 1; i >= 0; --i) {
+    displs[i] = (int)at;
+    at += counts[i] + 3;
+  }
+  return at;
+}
+
+static void test_v(long base) {
+  int* counts = malloc(sizeof(int) * (size_t)nranks);
+  int* displs = malloc(sizeof(int) * (size_t)nranks);
+  for (int i = 0; i < nranks; ++i) counts[i] = (int)(base + i);
+  const long span = reverse_layout(counts, displs);
+  const int root = nranks - 1;
+
+  /* Gatherv to the root, then Scatterv back out. */
+  Buf s = buf_for(rank + 1, counts[rank]), r = buf_for(rank, rank == root ? span : 0);
+  for (long j = 0; j < counts[rank]; ++j) *elem(&s, j) = value(rank, root, j);
+  CHECK_MPI(MPI_Gatherv(s.mem, counts[rank], s.type, r.mem, counts, displs, r.type, root, MPI_COMM_WORLD));
+  int* want = malloc(sizeof(int) * (size_t)(span + 1));
+  for (long i = 0; i < span; ++i) want[i] = kGap;
+  for (int from = 0; from < nranks; ++from)
+    for (long j = 0; j < counts[from]; ++j) want[displs[from] + j] = value(from, root, j);
+  if (rank == root) check_against(&r, want, "MPI_Gatherv");
+  Buf back = buf_for(rank + 1, counts[rank]);
+  CHECK_MPI(MPI_Scatterv(r.mem, counts, displs, r.type, back.mem, counts[rank], back.type, root, MPI_COMM_WORLD));
+  CHECK_BUF(back, "MPI_Scatterv", value(rank, root, i));
+  free(back.mem);
+  free(r.mem);
+
+  /* Allgatherv: everyone gets the root's picture. */
+  Buf all = buf_for(rank, span);
+  CHECK_MPI(MPI_Allgatherv(s.mem, counts[rank], s.type, all.mem, counts, displs, all.type, MPI_COMM_WORLD));
+  check_against(&all, want, "MPI_Allgatherv");
+  free(all.mem);
+  free(s.mem);
+
+  /* Alltoallv: to rank d, base + (rank + d) % 3 elements; sent in reverse order, received
+   * forwards, holes on both sides. */
+  int* sc = malloc(sizeof(int) * (size_t)nranks);
+  int* sd = malloc(sizeof(int) * (size_t)nranks);
+  int* rc = malloc(sizeof(int) * (size_t)nranks);
+  int* rd = malloc(sizeof(int) * (size_t)nranks);
+  long rspan = 0;
+  for (int i = 0; i < nranks; ++i) {
+    sc[i] = (int)(base + (rank + i) % 3);
+    rc[i] = (int)(base + (i + rank) % 3);
+    rd[i] = (int)rspan;
+    rspan += rc[i] + 2;
+  }
+  const long sspan = reverse_layout(sc, sd);
+  Buf to = buf_for(rank + 1, sspan), from = buf_for(rank, rspan);
+  for (int d = 0; d < nranks; ++d)
+    for (long j = 0; j < sc[d]; ++j) *elem(&to, sd[d] + j) = value(rank, d, j);
+  CHECK_MPI(MPI_Alltoallv(to.mem, sc, sd, to.type, from.mem, rc, rd, from.type, MPI_COMM_WORLD));
+  int* want2 = malloc(sizeof(int) * (size_t)(rspan + 1));
+  for (long i = 0; i < rspan; ++i) want2[i] = kGap;
+  for (int f = 0; f < nranks; ++f)
+    for (long j = 0; j < rc[f]; ++j) want2[rd[f] + j] = value(f, rank, j);
+  check_against(&from, want2, "MPI_Alltoallv");
+  free(want2);
+  free(to.mem);
+  free(from.mem);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+  free(want);
+  free(counts);
+  free(displs);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -130,6 +222,7 @@ int main(int argc, char** argv) {
     test_allgather(n, 1);
     test_gather_scatter(n, nranks - 1, 0);
     test_gather_scatter(n, 0, 1);
+    test_v(n);
   }
   CHECK_MPI(MPI_Type_free(&strided));
   return FINISH("datatype_collectives");
