@@ -28,6 +28,42 @@ int finish(int code, MPI_Request* request) {
 // When the views were built without a copy, the C API gets the caller's own pointer and count.
 int64_t bytes_of(int64_t count, const Type* t) { return count * t->size; }
 
+// A predefined op on a derived type of one basic type reduces the packed basic elements, in
+// pieces of at most kReducePieceBytes: staging the size of a piece instead of two copies of the
+// whole vector. Every rank passes the same count and datatype (MPI requires it of reductions),
+// so all cut alike; a rank whose count differs would run a different number of pieces, so a
+// vector of more than one piece first checks the counts agree (one 16-byte allreduce, against
+// at least a megabyte reduced) and every rank returns MPI_ERR_TRUNCATE if not.
+constexpr int64_t kReducePieceBytes = int64_t{1} << 20;
+
+// Returns an xmsg error for handle().
+template <class Reduce>
+int reduce_in_pieces(const void* input, void* output, int count, const Type* t, MPI_Comm comm, const char* func,
+                     Reduce&& reduce) {
+  const int64_t total = bytes_of(count, t);
+  const int64_t basic = t->basic_count > 0 ? t->size / t->basic_count : 1;
+  const int64_t piece = std::max<int64_t>(basic, kReducePieceBytes / basic * basic);
+  if (total > piece) {
+    const int64_t mine[2] = {total, -total};
+    int64_t all[2] = {0, 0};
+    if (int e = xmsg_allreduce(mine, all, 2, XMSG_INT64_T, XMSG_MAX, comm)) return e;
+    if (all[0] != total || -all[1] != total)
+      return xmsgi_error(XMSG_ERR_TRUNCATE,
+                         "%s: the ranks passed different counts: %lld to %lld bytes of packed elements, this rank %lld",
+                         func, static_cast<long long>(-all[1]), static_cast<long long>(all[0]),
+                         static_cast<long long>(total));
+  }
+  const int64_t first = std::min(total, piece);
+  Staging in = staging_buffer(first + 1), out = staging_buffer(first + 1);
+  for (int64_t offset = 0;; offset += piece) {
+    const int64_t len = std::min(piece, total - offset);
+    pack_range(input, *t, offset, len, in.get());
+    if (int e = reduce(in.get(), out.get(), len / basic)) return e;
+    if (output) unpack_range(out.get(), *t, offset, len, output);
+    if (offset + len >= total) return MPI_SUCCESS;
+  }
+}
+
 // Contiguous staging of n blocks given by (counts, displs) in elements of t: the packed form
 // holds the blocks back to back.
 struct Blocks {
@@ -150,14 +186,11 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     build_reduce(*s, sendbuf, recvbuf, count, datatype, op, root);
     return handle(run_schedule(std::move(s)), "MPI_Reduce", comm);
   }
-  // A predefined op on a derived type of one basic type: reduce the packed basic elements.
-  const int64_t n = static_cast<int64_t>(count) * t->basic_count;
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  std::vector<char> in(static_cast<size_t>(bytes_of(count, t) + 1)), out;
-  pack(input, count, *t, in.data());
-  if (rank == root) out.resize(in.size());
-  int code = xmsg_reduce(in.data(), rank == root ? out.data() : nullptr, n, t->basic, op, root, comm);
-  if (code == MPI_SUCCESS && rank == root) unpack(out.data(), bytes_of(count, t), recvbuf, count, *t);
+  const int code = reduce_in_pieces(input, rank == root ? recvbuf : nullptr, count, t, comm, "MPI_Reduce",
+                                    [&](const char* in, char* out, int64_t n) {
+                                      return xmsg_reduce(in, rank == root ? out : nullptr, n, t->basic, op, root, comm);
+                                    });
   return handle(code, "MPI_Reduce", comm);
 }
 XMSG_MPI_ALIAS(Reduce)
@@ -178,12 +211,11 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     build_allreduce(*s, sendbuf, recvbuf, count, datatype, op);
     return handle(run_schedule(std::move(s)), "MPI_Allreduce", comm);
   }
-  const int64_t n = static_cast<int64_t>(count) * t->basic_count;
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  std::vector<char> in(static_cast<size_t>(bytes_of(count, t) + 1)), out(in.size());
-  pack(input, count, *t, in.data());
-  int code = xmsg_allreduce(in.data(), out.data(), n, t->basic, op, comm);
-  if (code == MPI_SUCCESS) unpack(out.data(), bytes_of(count, t), recvbuf, count, *t);
+  const int code = reduce_in_pieces(input, recvbuf, count, t, comm, "MPI_Allreduce",
+                                    [&](const char* in, char* out, int64_t n) {
+                                      return xmsg_allreduce(in, out, n, t->basic, op, comm);
+                                    });
   return handle(code, "MPI_Allreduce", comm);
 }
 XMSG_MPI_ALIAS(Allreduce)

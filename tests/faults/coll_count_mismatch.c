@@ -11,10 +11,15 @@
  *   allgatherv-zero  rank 0's recvcounts[1] is 0, rank 1 sends 4
  *   alltoallv-*      rank 0 sends rank 1 a block of 0 (zero-send), 2 (short) or 6 (long) ints
  *                    where rank 1 expects 4, or rank 1 expects 0 from rank 0 (zero-recv)
+ *   *-strided        the same on a derived datatype (MPI_INT resized to 8 bytes), which the
+ *                    collectives pack piece by piece: allreduce (rank 0 1.2 MB, rank 1 2.4 MB,
+ *                    so they would cut a different number of pieces), bcast (20 KB against
+ *                    40 KB), alltoall (20 KB blocks against 40 KB)
  * Exits 0 when every rank behaved. Sizes that make the ranks pick different algorithms:
  * coll_algorithm_mismatch.c. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { kBoth = -1 };
@@ -71,6 +76,26 @@ int main(int argc, char** argv) {
       scounts[1] = strcmp(how, "zero-send") == 0 ? 0 : strcmp(how, "short") == 0 ? 2 : 6;
     }
     rc = MPI_Alltoallv(in, scounts, sdispls, MPI_INT, out, rcounts, rdispls, MPI_INT, w), must_fail = 1;
+  } else if (strstr(op, "-strided")) {
+    MPI_Datatype strided;
+    MPI_Type_create_resized(MPI_INT, 0, 2 * (MPI_Aint)sizeof(int), &strided);
+    MPI_Type_commit(&strided);
+    const int small = strncmp(op, "allreduce", 9) == 0 ? 300000 : 5000, n = rank == 0 ? small : 2 * small;
+    int* x = calloc(4 * (size_t)n, sizeof(int));
+    int* y = calloc(4 * (size_t)n, sizeof(int));
+    if (strcmp(op, "allreduce-strided") == 0) {
+      rc = MPI_Allreduce(x, y, n, strided, MPI_SUM, w);
+    } else if (strcmp(op, "bcast-strided") == 0) {
+      rc = MPI_Bcast(x, n, strided, 0, w), must_fail = 1;
+    } else if (strcmp(op, "alltoall-strided") == 0) {
+      rc = MPI_Alltoall(x, n, strided, y, n, strided, w);
+    } else {
+      fprintf(stderr, "coll_count_mismatch: unknown case %s (see the file header)\n", op);
+      MPI_Abort(w, 2);
+    }
+    free(x);
+    free(y);
+    MPI_Type_free(&strided);
   } else {
     fprintf(stderr, "coll_count_mismatch: unknown case %s (see the file header)\n", op);
     MPI_Abort(w, 2);

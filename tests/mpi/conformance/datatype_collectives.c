@@ -6,7 +6,7 @@
  * must stay untouched) and odd ranks plain MPI_INT. Covers MPI_Bcast, MPI_Alltoall, MPI_Allgather,
  * MPI_Gather and MPI_Scatter, with MPI_IN_PLACE where MPI allows it, and the v-variants with
  * blocks of different sizes placed out of rank order with holes between them (the holes must
- * stay untouched too). */
+ * stay untouched too); MPI_Allreduce and MPI_Reduce on the strided type (every rank alike). */
 #include "conformance.h"
 
 #include <stdint.h>
@@ -204,6 +204,36 @@ static void test_v(long base) {
   free(counts);
   free(displs);
 }
+static int sum_over_ranks(long i) {
+  int sum = 0;
+  for (int r = 0; r < nranks; ++r) sum += value(r, 0, i) % 1000;
+  return sum;
+}
+static int max_over_ranks(long i) {
+  int max = 0;
+  for (int r = 0; r < nranks; ++r)
+    if (value(r, 0, i) % 1000 > max) max = value(r, 0, i) % 1000;
+  return max;
+}
+
+/* MPI_Allreduce and MPI_Reduce (every rank the same datatype, as MPI requires of reductions) on
+ * strided ints: predefined ops reduce the packed elements, in pieces past a megabyte. */
+static void test_reductions(long n) {
+  Buf in = buf_for(0, n), out = buf_for(0, n);
+  for (long i = 0; i < n; ++i) *elem(&in, i) = value(rank, 0, i) % 1000;
+  CHECK_MPI(MPI_Allreduce(in.mem, out.mem, (int)n, strided, MPI_SUM, MPI_COMM_WORLD));
+  CHECK_BUF(out, "MPI_Allreduce", sum_over_ranks(i));
+  CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, in.mem, (int)n, strided, MPI_MAX, MPI_COMM_WORLD));
+  CHECK_BUF(in, "MPI_Allreduce in place", max_over_ranks(i));
+  for (long i = 0; i < n; ++i) *elem(&in, i) = value(rank, 0, i) % 1000;
+  const int root = nranks / 2;
+  Buf red = buf_for(0, rank == root ? n : 0);
+  CHECK_MPI(MPI_Reduce(in.mem, red.mem, (int)n, strided, MPI_SUM, root, MPI_COMM_WORLD));
+  if (rank == root) CHECK_BUF(red, "MPI_Reduce", sum_over_ranks(i));
+  free(red.mem);
+  free(in.mem);
+  free(out.mem);
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -223,6 +253,7 @@ int main(int argc, char** argv) {
     test_gather_scatter(n, nranks - 1, 0);
     test_gather_scatter(n, 0, 1);
     test_v(n);
+    test_reductions(n);
   }
   CHECK_MPI(MPI_Type_free(&strided));
   return FINISH("datatype_collectives");
