@@ -190,6 +190,14 @@ void Schedule::recv(void* buf, int64_t bytes, int peer) {
   rounds_.back().push_back(Op{Op::kRecv, buf, bytes, peer, {}});
 }
 
+void Schedule::send(const Payload& payload, int64_t bytes, int peer) {
+  rounds_.back().push_back(Op{Op::kSend, const_cast<char*>(payload.data), bytes, peer, {}, payload.layout});
+}
+
+void Schedule::recv(const Payload& payload, int64_t bytes, int peer) {
+  rounds_.back().push_back(Op{Op::kRecv, const_cast<char*>(payload.data), bytes, peer, {}, payload.layout});
+}
+
 void Schedule::local(std::function<void()> step) {
   rounds_.back().push_back(Op{Op::kLocal, nullptr, 0, 0, std::move(step)});
 }
@@ -203,6 +211,14 @@ void Schedule::next_round() {
 }
 
 Schedule::~Schedule() {
+  // Requests still out (the schedule ended on an error) must not touch what goes with it: the
+  // layouts it keeps, its scratch.
+  for (xmsg_request_t& r : pending_)
+    if (r != XMSG_REQUEST_NULL) {
+      xmsgi_request_orphan(r);
+      xmsg_cancel(&r);
+      xmsg_request_free(&r);
+    }
   for (const Block& b : scratch_) scratch_cache().give(b.data, b.bytes);
 }
 
@@ -224,9 +240,14 @@ int Schedule::post_round() {
   for (const Op& op : ops) {
     if (op.kind == Op::kLocal || op.kind == Op::kLocalAfterPosts) continue;
     xmsg_request_t r = XMSG_REQUEST_NULL;
-    int e = op.kind == Op::kSend
-                ? xmsgi_coll_isend(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r)
-                : xmsgi_coll_irecv(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r);
+    int e = 0;
+    if (op.layout && op.bytes > 0)
+      e = op.kind == Op::kSend ? xmsgi_coll_isend_packed(op.layout, op.bytes, op.peer, tag_, transport_comm_, &r)
+                               : xmsgi_coll_irecv_packed(op.layout, op.bytes, op.peer, tag_, transport_comm_, &r);
+    else
+      e = op.kind == Op::kSend
+              ? xmsgi_coll_isend(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r)
+              : xmsgi_coll_irecv(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r);
     if (e != MPI_SUCCESS) return e;
     pending_.push_back(r);
   }
