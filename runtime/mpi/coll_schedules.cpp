@@ -25,41 +25,25 @@ const char* at(const void* base, int64_t elements, const Type& t) {
   return static_cast<const char*>(base) + elements * static_cast<int64_t>(t.extent);
 }
 
-// The packed stream of `buf` laid out by `t` (held by the schedule), kept as long as the
-// schedule: the transport packs or unpacks it piece by piece where the message travels.
-Payload laid(Schedule& s, const void* buf, const Type& t) {
-  auto layout = std::make_unique<TypeLayout>();
-  layout->buf = buf;
-  layout->type = &t;
-  return Payload(s.keep(std::move(layout)), 0);
-}
-
-// `count` elements to send: the buffer itself when its data is contiguous, else its packed
-// stream (MPI forbids changing a send buffer until the call completes, so the stream read
-// while the message travels is what was there at the call).
-Payload packed(Schedule& s, const void* buf, int64_t count, const Type& t) {
-  if (count == 0) return Payload();
-  if (t.contiguous) return Payload(static_cast<const char*>(buf) + t.true_lb);
-  return laid(s, buf, t);
-}
-
-// A packed copy of `count` elements, where the data must not be read in place: the same
-// memory receives (in place), or the schedule computes on it (reductions).
-const char* packed_copy(Schedule& s, const void* buf, int64_t count, const Type& t) {
+// Contiguous bytes of `count` elements to send: the buffer itself when its data is
+// contiguous (unless a copy is needed because the same memory receives), else packed now.
+const char* packed(Schedule& s, const void* buf, int64_t count, const Type& t, bool copy = false) {
   if (count == 0) return nullptr;
+  if (t.contiguous && !copy) return static_cast<const char*>(buf) + t.true_lb;
   char* p = s.scratch(count * t.size);
   pack(buf, count, t, p);
   return p;
 }
 
-// Where `count` elements arriving for `buf` land: the buffer, or its packed stream; local
-// copies of packed data (copy_out) are unpacked in the last round.
+// Where `count` elements arriving for `buf` land; unpacked in the last round when needed.
 struct Landings {
   std::vector<std::tuple<const char*, void*, int64_t, const Type*>> list;
-  Payload place(Schedule& s, void* buf, int64_t count, const Type& t) {
-    if (count == 0) return Payload();
-    if (t.contiguous) return Payload(static_cast<char*>(buf) + t.true_lb);
-    return laid(s, buf, t);
+  char* place(Schedule& s, void* buf, int64_t count, const Type& t) {
+    if (count == 0) return nullptr;
+    if (t.contiguous) return static_cast<char*>(buf) + t.true_lb;
+    char* p = s.scratch(count * t.size);
+    list.emplace_back(p, buf, count, &t);
+    return p;
   }
   // Packed data already here (a local block, a reduction result) goes to `buf` at the end too.
   void copy_out(const char* from, void* buf, int64_t count, const Type& t) { list.emplace_back(from, buf, count, &t); }
@@ -76,25 +60,9 @@ struct Landings {
 // A rank's own block of packed data into its receive buffer, in the first round right after the
 // messages are posted: the copy runs while the peers' transfers do, not after them, and
 // straight from the send buffer when that is contiguous (no scratch copy).
-void own_block_after_posts(Schedule& s, const Payload& from, void* to, int64_t count, const Type* t) {
+void own_block_after_posts(Schedule& s, const char* from, void* to, int64_t count, const Type* t) {
   if (count == 0) return;
-  if (!from.layout) {
-    const char* data = from.data;
-    s.local_after_posts([data, to, count, t] { unpack(data, count * t->size, to, count, *t); });
-    return;
-  }
-  // Stream to stream through a cache-sized bounce.
-  const xmsgi_layout* layout = from.layout;
-  s.local_after_posts([layout, to, count, t] {
-    constexpr int64_t kBounce = 16 << 10;
-    alignas(64) char bounce[kBounce];
-    const int64_t bytes = count * t->size;
-    for (int64_t done = 0; done < bytes; done += kBounce) {
-      const int64_t n = std::min(kBounce, bytes - done);
-      layout->pack(static_cast<uint64_t>(done), bounce, static_cast<uint64_t>(n));
-      unpack_range(bounce, *t, done, n, to);
-    }
-  });
+  s.local_after_posts([from, to, count, t] { unpack(from, count * t->size, to, count, *t); });
 }
 
 std::map<MPI_Op, MPI_User_function*>& user_functions() {
@@ -149,7 +117,7 @@ bool commutative(MPI_Op op) {
 int lowest_bit(int vr) { return vr & -vr; }
 
 // Tree bcast of `bytes` at `data` from `root` (data is the receive buffer on the others).
-void tree_bcast(Schedule& s, const Payload& data, int64_t bytes, int root) {
+void tree_bcast(Schedule& s, char* data, int64_t bytes, int root) {
   const int n = s.size(), r = s.rank(), vr = (r - root + n) % n;
   if (vr != 0) s.recv(data, bytes, (vr - lowest_bit(vr) + root) % n);
   s.next_round();
@@ -314,7 +282,7 @@ int build_bcast(Schedule& s, void* buf, int count, MPI_Datatype type, int root) 
   const int64_t bytes = static_cast<int64_t>(count) * t->size;
   if (bytes == 0 || s.size() == 1) return MPI_SUCCESS;
   Landings land;
-  const Payload data = s.rank() == root ? packed(s, buf, count, *t) : land.place(s, buf, count, *t);
+  char* data = s.rank() == root ? const_cast<char*>(packed(s, buf, count, *t)) : land.place(s, buf, count, *t);
   tree_bcast(s, data, bytes, root);
   land.finish(s);
   return MPI_SUCCESS;
@@ -336,7 +304,7 @@ int build_gather(Schedule& s, const void* sendbuf, int sendcount, MPI_Datatype s
     if (i == r) {
       if (sendbuf == MPI_IN_PLACE) continue;
       const Type* st = held(s, sendtype);
-      const char* mine = packed_copy(s, sendbuf, sendcount, *st);
+      const char* mine = packed(s, sendbuf, sendcount, *st, true);
       land.copy_out(mine, at(recvbuf, d, *rt), c, *rt);
       continue;
     }
@@ -363,7 +331,7 @@ int build_scatter(Schedule& s, const void* sendbuf, const int* sendcounts, const
     if (i == r) {
       if (recvbuf == MPI_IN_PLACE) continue;
       const Type* rt = held(s, recvtype);
-      land.copy_out(packed_copy(s, at(sendbuf, d, *st), c, *st), recvbuf, recvcount, *rt);
+      land.copy_out(packed(s, at(sendbuf, d, *st), c, *st, true), recvbuf, recvcount, *rt);
       continue;
     }
     s.send(packed(s, at(sendbuf, d, *st), c, *st), c * st->size, i);
@@ -378,11 +346,11 @@ int build_allgather(Schedule& s, const void* sendbuf, int sendcount, MPI_Datatyp
   const Type* rt = held(s, recvtype);
   auto count_of = [&](int i) -> int64_t { return recvcounts ? recvcounts[i] : recvcount; };
   auto displ_of = [&](int i) -> int64_t { return displs ? displs[i] : static_cast<int64_t>(i) * recvcount; };
-  Payload mine;
+  const char* mine;
   int64_t mine_bytes;
   Landings land;
   if (sendbuf == MPI_IN_PLACE) {
-    mine = packed_copy(s, at(recvbuf, displ_of(r), *rt), count_of(r), *rt);
+    mine = packed(s, at(recvbuf, displ_of(r), *rt), count_of(r), *rt, true);
     mine_bytes = count_of(r) * rt->size;
   } else {
     // The send buffer is the program's until the call completes (MPI forbids changing it), so
@@ -413,13 +381,12 @@ int build_alltoallw(Schedule& s, const void* sendbuf, const int* sendcounts, con
     sendtypes = recvtypes;
   }
   Landings land;
-  std::vector<Payload> out(static_cast<size_t>(n));
+  std::vector<const char*> out(static_cast<size_t>(n));
   for (int k = 0; k < n; ++k) {
     const int to = (r + k) % n;
     const Type* st = held(s, sendtypes[to]);
-    const char* from = static_cast<const char*>(sendbuf) + sdispls[to];
     out[static_cast<size_t>(to)] =
-        in_place ? Payload(packed_copy(s, from, sendcounts[to], *st)) : packed(s, from, sendcounts[to], *st);
+        packed(s, static_cast<const char*>(sendbuf) + sdispls[to], sendcounts[to], *st, in_place);
   }
   for (int k = 0; k < n; ++k) {
     const int from = (r - k + n) % n, to = (r + k) % n;
@@ -441,7 +408,7 @@ int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI
   const Type* t = held(s, type);
   const int r = s.rank();
   const void* input = (sendbuf == MPI_IN_PLACE && r == root) ? recvbuf : sendbuf;
-  char* acc = const_cast<char*>(packed_copy(s, input, count, *t));
+  char* acc = const_cast<char*>(packed(s, input, count, *t, true));
   if (count == 0) return MPI_SUCCESS;
   char* result = tree_reduce(s, acc, count, t, type, op, root);
   if (r == root) {
@@ -455,7 +422,7 @@ int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI
 int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op) {
   const Type* t = held(s, type);
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  char* acc = const_cast<char*>(packed_copy(s, input, count, *t));
+  char* acc = const_cast<char*>(packed(s, input, count, *t, true));
   if (count == 0) return MPI_SUCCESS;
   if (commutative(op)) {
     exchange_allreduce(s, acc, count, t, type, op);
@@ -479,7 +446,7 @@ int build_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, const 
   const int64_t total = offset[static_cast<size_t>(n)];
   if (total == 0) return MPI_SUCCESS;
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  char* acc = const_cast<char*>(packed_copy(s, input, total, *t));
+  char* acc = const_cast<char*>(packed(s, input, total, *t, true));
   tree_reduce(s, acc, total, t, type, op, 0);
   s.next_round();
   Landings land;
@@ -501,7 +468,7 @@ int build_scan(Schedule& s, const void* sendbuf, void* recvbuf, int count, MPI_D
   if (count == 0) return MPI_SUCCESS;
   const int64_t bytes = static_cast<int64_t>(count) * t->size;
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  char* acc = const_cast<char*>(packed_copy(s, input, count, *t));  // becomes the prefix through r
+  char* acc = const_cast<char*>(packed(s, input, count, *t, true));  // becomes the prefix through r
   Landings land;
   if (r > 0) {
     char* prefix = s.scratch(bytes);  // ranks 0 .. r-1
@@ -583,7 +550,7 @@ int build_inter_bcast(Schedule& s, void* buf, int count, MPI_Datatype type, int 
   const Type* t = held(s, type);
   const int64_t bytes = static_cast<int64_t>(count) * t->size;
   if (root == MPI_ROOT) {
-    const Payload data = packed(s, buf, count, *t);
+    const char* data = packed(s, buf, count, *t);
     for (int j = 0; j < g.remote_size; ++j) s.send(data, bytes, g.remote(j));
     return MPI_SUCCESS;
   }
@@ -613,7 +580,7 @@ int build_inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, int c
   Sides g(s);
   if (count == 0) return MPI_SUCCESS;
   const Type* t = held(s, type);
-  const char* mine = packed_copy(s, sendbuf, count, *t);
+  const char* mine = packed(s, sendbuf, count, *t, true);
   for (int j = 0; j < g.remote_size; ++j) s.send(mine, static_cast<int64_t>(count) * t->size, g.remote(j));
   char* acc = reduce_remote_contributions(s, g, count, t, type, op);
   Landings land;
@@ -667,7 +634,7 @@ int build_inter_allgather(Schedule& s, const void* sendbuf, int sendcount, MPI_D
   Sides g(s);
   const Type* st = held(s, sendtype);
   const Type* rt = held(s, recvtype);
-  const Payload mine = packed(s, sendbuf, sendcount, *st);
+  const char* mine = packed(s, sendbuf, sendcount, *st);
   Landings land;
   for (int j = 0; j < g.remote_size; ++j) {
     const int64_t c = recvcounts ? recvcounts[j] : recvcount;
@@ -709,7 +676,7 @@ int build_inter_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf, 
   }
   if (total == 0) return MPI_SUCCESS;
   // The remote group's vectors have the remote group's total, which MPI requires to be equal.
-  const char* mine = packed_copy(s, sendbuf, total, *t);
+  const char* mine = packed(s, sendbuf, total, *t, true);
   for (int j = 0; j < g.remote_size; ++j) s.send(mine, total * t->size, g.remote(j));
   char* acc = reduce_remote_contributions(s, g, total, t, type, op);
   Landings land;

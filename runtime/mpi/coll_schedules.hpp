@@ -1,10 +1,10 @@
 // Collective algorithms as schedules (schedule.cpp): what the non-blocking and persistent
 // collectives run, and the blocking collectives the C API has no call for (scan, exscan,
 // reduce_scatter, alltoallw) or cannot run (intercommunicators, user ops on derived types).
-// Builders take MPI arguments (already validated) and add rounds to a schedule; blocks of
-// non-contiguous datatypes travel as packed messages (Payload: packed and unpacked piece by piece
-// where they travel), except where the schedule computes on them (reductions: packed into
-// scratch when built) or the same memory receives (in place: packed when built).
+// Builders take MPI arguments (already validated) and add rounds to a schedule; data of
+// non-contiguous datatypes is packed when the schedule is built (MPI forbids touching a send
+// buffer until completion, so the contents then are the contents sent) and unpacked in the
+// schedule's last round.
 #pragma once
 
 #include "mpi_impl.hpp"

@@ -378,17 +378,6 @@ int completed_request(MPI_Comm comm, MPI_Request* request);
 // steps ran; the next round starts when all of them completed. Messages travel on the
 // communicator's hidden collective context with a tag of their own per collective call, so
 // they never meet user traffic or another collective.
-// A block a schedule sends or receives: contiguous bytes, or the packed stream of a
-// non-contiguous datatype (a layout the schedule keeps), which the transport packs and unpacks
-// piece by piece, so a non-blocking collective makes no copy of it.
-struct Payload {
-  const char* data = nullptr;
-  const xmsgi_layout* layout = nullptr;
-  Payload() = default;
-  Payload(const char* d) : data(d) {}  // NOLINT(google-explicit-constructor): contiguous is the common case
-  Payload(const xmsgi_layout* l, int) : layout(l) {}
-};
-
 class Schedule {
  public:
   // Takes the next tag of comm's collective sequence.
@@ -403,8 +392,6 @@ class Schedule {
   // the union; use the helpers below).
   void send(const void* buf, int64_t bytes, int peer);
   void recv(void* buf, int64_t bytes, int peer);
-  void send(const Payload& payload, int64_t bytes, int peer);
-  void recv(const Payload& payload, int64_t bytes, int peer);
   void local(std::function<void()> step);
   // A local step that runs right after the round's messages are posted, so it overlaps their
   // transfer (a rank's own block of an allgather or alltoall, copied while the peers read).
@@ -436,7 +423,6 @@ class Schedule {
     int64_t bytes;
     int peer;
     std::function<void()> step;
-    const xmsgi_layout* layout = nullptr;
   };
   int post_round();
   MPI_Comm comm_;

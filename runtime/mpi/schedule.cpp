@@ -190,14 +190,6 @@ void Schedule::recv(void* buf, int64_t bytes, int peer) {
   rounds_.back().push_back(Op{Op::kRecv, buf, bytes, peer, {}});
 }
 
-void Schedule::send(const Payload& payload, int64_t bytes, int peer) {
-  rounds_.back().push_back(Op{Op::kSend, const_cast<char*>(payload.data), bytes, peer, {}, payload.layout});
-}
-
-void Schedule::recv(const Payload& payload, int64_t bytes, int peer) {
-  rounds_.back().push_back(Op{Op::kRecv, const_cast<char*>(payload.data), bytes, peer, {}, payload.layout});
-}
-
 void Schedule::local(std::function<void()> step) {
   rounds_.back().push_back(Op{Op::kLocal, nullptr, 0, 0, std::move(step)});
 }
@@ -211,11 +203,10 @@ void Schedule::next_round() {
 }
 
 Schedule::~Schedule() {
-  // Requests still out (the schedule ended on an error) must not touch what goes with it: the
-  // layouts it keeps, its scratch.
+  // Requests still out (the schedule ended on an error): a receive not matched yet must not
+  // land in scratch handed back below.
   for (xmsg_request_t& r : pending_)
     if (r != XMSG_REQUEST_NULL) {
-      xmsgi_request_orphan(r);
       xmsg_cancel(&r);
       xmsg_request_free(&r);
     }
@@ -240,14 +231,9 @@ int Schedule::post_round() {
   for (const Op& op : ops) {
     if (op.kind == Op::kLocal || op.kind == Op::kLocalAfterPosts) continue;
     xmsg_request_t r = XMSG_REQUEST_NULL;
-    int e = 0;
-    if (op.layout && op.bytes > 0)
-      e = op.kind == Op::kSend ? xmsgi_coll_isend_packed(op.layout, op.bytes, op.peer, tag_, transport_comm_, &r)
-                               : xmsgi_coll_irecv_packed(op.layout, op.bytes, op.peer, tag_, transport_comm_, &r);
-    else
-      e = op.kind == Op::kSend
-              ? xmsgi_coll_isend(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r)
-              : xmsgi_coll_irecv(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r);
+    int e = op.kind == Op::kSend
+                ? xmsgi_coll_isend(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r)
+                : xmsgi_coll_irecv(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r);
     if (e != MPI_SUCCESS) return e;
     pending_.push_back(r);
   }
