@@ -25,7 +25,7 @@ constexpr std::array kTable = {
     Parameter{"XMSG_VERBOSE", Flag, Runtime, "off", 0, 0, "", "",
               "transports say on stderr what they chose: devices, addresses, connections, QP counts"},
     Parameter{"XMSG_WAIT_POLICY", Choice, Runtime, "auto", 0, 0, "spin|yield|auto", "",
-              "`spin`, `yield` (after XMSG_SPIN_COUNT polls) or `auto`: yield when ranks outnumber cores"},
+              "`spin`, `yield` (after XMSG_SPIN_COUNT polls) or `auto`: yield when ranks outnumber cores; under a real-time policy (chrt -f/-r) every waiter also yields once per 4096 polls"},
     Parameter{"XMSG_SPIN_COUNT", Integer, Runtime, "32", 0, 1000000000, "", "polls",
               "polls before a waiting rank yields its core (XMSG_WAIT_POLICY yield or auto)"},
     Parameter{"XMSG_HOST_RANKS", Integer, Runtime, "", 1, 1 << 30, "", "ranks",

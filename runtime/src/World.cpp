@@ -55,6 +55,13 @@ World::World() : matching_(1) {
     const long ranks_here = params::integer_if_set("XMSG_HOST_RANKS").value_or(boot_->local_size());
     spin_limit_ = (cpus > 0 && std::max<long>(ranks_here, boot_->local_size()) > cpus) ? spin : ~0u;
   }
+  // Under a real-time policy (chrt -f/-r) the scheduler never takes the core from a spinning
+  // rank to give it to a thread of the same priority, and the rank's PMIx thread and the
+  // launcher inherited that priority: a rank that spins without yielding starves them, and the
+  // next fence (MPI_Finalize's) never completes. Such waiters yield every few thousand polls,
+  // whatever the policy; yielding costs nothing when nobody else is queued.
+  const int sched_policy = sched_getscheduler(0);
+  realtime_ = sched_policy == SCHED_FIFO || sched_policy == SCHED_RR;
 
   // Unset, each transport says where its rendezvous starts to win (shm with CMA: above 8 KiB);
   // set, it holds for every transport.

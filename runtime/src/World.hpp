@@ -151,7 +151,12 @@ class World final : public transport::MessageSink {
         others = true;
       }
       if (++spins > w.spin_limit_) sched_yield();
-      else if (spins > 1024) cpu_relax();
+      else if (spins > 1024) {
+        cpu_relax();
+        // A real-time rank that never yields keeps its own PMIx thread (bound to the same
+        // core, same priority) and the launcher off the CPU for good: fences never complete.
+        if (w.realtime_ && (spins & (kRealtimeYieldEvery - 1)) == 0) sched_yield();
+      }
       return others;
     }
   };
@@ -283,6 +288,9 @@ class World final : public transport::MessageSink {
   InflightList inflight_;
   uint64_t seq_ = 0;
   unsigned spin_limit_ = ~0u;
+  // SCHED_FIFO or SCHED_RR: a spinning waiter still yields now and then (Idle::pause).
+  bool realtime_ = false;
+  static constexpr unsigned kRealtimeYieldEvery = 4096;  // polls; a power of two
   static constexpr int kQuickPolls = 32;
   static constexpr int kInPlaceLooks = 256;
   bool force_cts_ = false;
