@@ -1,7 +1,8 @@
 // A multi-rank check of the bootstrap as seen from inside a job: job shape, locality, and the
 // key-value exchange (0 B, 1 B and 64 KiB blobs from every rank, read back and verified).
-//   bootstrap_check [--no-collect] [--nodes K] [--xmsgrun]
+//   bootstrap_check [--no-collect] [--nodes K] [--xmsgrun] [--blob BYTES]
 //     --no-collect  fence(false) before the gets, so every get is a direct modex
+//     --blob BYTES  the third blob's size instead of 64 KiB (a large modex)
 //     --nodes K     also check that there are K nodes with the block-wise split and host names
 //     --xmsgrun     also check what only xmsgrun provides (XMSG_JOB_TMPDIR, the job secret in a
 //                   0600 file XMSG_JOB_SECRET_FILE there, and no job secret in the PMIx store)
@@ -38,10 +39,11 @@ std::vector<std::byte> blob_for(int rank, int key_index, size_t size) {
   return v;
 }
 
-const struct {
+struct Blob {
   const char* key;
   size_t size;
-} kBlobs[] = {{"check.empty", 0}, {"check.one", 1}, {"check.64k", 64 * 1024}};
+};
+Blob kBlobs[] = {{"check.empty", 0}, {"check.one", 1}, {"check.large", 64 * 1024}};
 
 }  // namespace
 
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
     if (a == "--no-collect") collect = false;
     else if (a == "--xmsgrun") xmsgrun = true;
     else if (a == "--nodes" && i + 1 < argc) expect_nodes = std::atoi(argv[++i]);
+    else if (a == "--blob" && i + 1 < argc) kBlobs[2].size = std::strtoull(argv[++i], nullptr, 10);
     else {
       std::fprintf(stderr, "bootstrap_check: unknown argument '%s'\n", a.c_str());
       return 2;

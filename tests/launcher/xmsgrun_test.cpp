@@ -233,12 +233,14 @@ std::vector<int> children_of(pid_t parent) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Key-value exchange: 0 B, 1 B, 64 KiB from every rank, fenced, read back and checked.
+// Key-value exchange: 0 B, 1 B, 64 KiB (or `blob` bytes: a large modex, 8 MiB a rank through
+// the node servers) from every rank, fenced, read back and checked.
 
 struct ExchangeCase {
   int ranks;
   int nodes;
   bool collect;
+  size_t blob = 0;  // 0: bootstrap_check's 64 KiB
 };
 
 class Exchange : public ::testing::TestWithParam<ExchangeCase> {};
@@ -249,6 +251,7 @@ TEST_P(Exchange, EveryRankReadsEveryPeer) {
   if (c.nodes > 1) args.insert(args.end(), {"--nodes", std::to_string(c.nodes)});
   args.insert(args.end(), {BOOTSTRAP_CHECK, "--xmsgrun"});
   if (!c.collect) args.push_back("--no-collect");
+  if (c.blob) args.insert(args.end(), {"--blob", std::to_string(c.blob)});
   args.insert(args.end(), {"--nodes", std::to_string(c.nodes)});
   Result r = run(args);
   ASSERT_EQ(r.status, 0) << r.err << r.out;
@@ -296,10 +299,14 @@ INSTANTIATE_TEST_SUITE_P(
                       ExchangeCase{8, 1, true}, ExchangeCase{4, 1, false},
                       ExchangeCase{8, 1, false}, ExchangeCase{4, 2, true},
                       ExchangeCase{4, 2, false}, ExchangeCase{8, 3, true},
-                      ExchangeCase{8, 3, false}),
+                      ExchangeCase{8, 3, false}, ExchangeCase{8, 2, true, 8u << 20},
+                      ExchangeCase{8, 2, false, 8u << 20}),
     [](const auto& info) {
-      return std::to_string(info.param.ranks) + "ranks_" + std::to_string(info.param.nodes) +
-             "nodes_" + (info.param.collect ? "collect" : "direct_modex");
+      std::string name = std::to_string(info.param.ranks) + "ranks_" +
+                         std::to_string(info.param.nodes) + "nodes_" +
+                         (info.param.collect ? "collect" : "direct_modex");
+      if (info.param.blob) name.append("_").append(std::to_string(info.param.blob >> 20)).append("MiB");
+      return name;
     });
 
 // ---------------------------------------------------------------------------------------------
