@@ -798,11 +798,16 @@ int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t bl
   const char* func = "xmsg_alltoall";
   const uint64_t seq = start(s);
   const int n = c.size, me = c.rank;
+  // Only the peers' blocks are published (ours goes straight to recvbuf): (n - 1) blocks, so
+  // twice as large a block fits beside the posted counter at 2 ranks (one line to hand off),
+  // and 8 B at 8 ranks. Peer d's block sits at index d, or d - 1 above us.
+  const int64_t published = (n - 1) * block;
   std::byte* slot = nullptr;
-  if (int e = claim_slot(s, c, seq, n * block, func, &slot)) return finish(s, c, seq, e);
-  copy_bytes(slot, sendbuf, n * block);
+  if (int e = claim_slot(s, c, seq, published, func, &slot)) return finish(s, c, seq, e);
+  copy_bytes(slot, sendbuf, me * block);
+  copy_bytes(slot + me * block, at(sendbuf, (me + 1) * block), published - me * block);
   publish(s, c, seq, block);
-  copy_bytes(at(recvbuf, me * block), slot + me * block, block);
+  copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
   // Take each peer's block as soon as that peer has posted, starting with the next rank up
   // (the order the pairwise algorithms use, so ranks do not all read one slot at once).
   int copied = 1;
@@ -816,7 +821,9 @@ int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t bl
       const int from = (me + step) % n;
       if (have[from] || !has_posted(s, from, seq)) continue;
       if (!same_size(s, from, seq, block)) mismatch = from;
-      else copy_bytes(at(recvbuf, from * block), s.region.data(from, seq, static_cast<size_t>(n * block)) + me * block, block);
+      else
+        copy_bytes(at(recvbuf, from * block),
+                   s.region.data(from, seq, static_cast<size_t>(published)) + (me < from ? me : me - 1) * block, block);
       have[from] = 1;
       ++copied;
     }
