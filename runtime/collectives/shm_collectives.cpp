@@ -839,7 +839,9 @@ int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t bl
 // call, and says so in a table [mode, sendbuf address, where(d) for every rank d], kept in the
 // posted line's inline bytes when it fits there (small communicators), else in the slot.
 //   inline / slot: its whole send data fits beside the table (inline) or in the slot: copied
-//           there, where(d) = offset; readers copy out (as shm_alltoall).
+//           there, where(d) = offset; readers copy out (as shm_alltoall). Inline, where(d) is
+//           one byte (offsets stay below 56): the table is [mode, where(d) bytes], so 2 ranks
+//           hand 46 bytes over in the posted line instead of 24.
 //   pipelined: its largest block takes the pipelines (`large`, as the alltoall's would) and
 //           its stream fits a stamp: streamed through its ring, readers copy out.
 //   single copy: else a largest block of at least `large.cma_min` bytes: where(d) = sdispls[d],
@@ -874,7 +876,8 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   const bool counts_in_slot = slot_start + 8 * n <= slot_bytes;
   // Medium blocks take the pipelines wherever the alltoall's would (as messages they cost
   // more: docs/results/2026-12-06-profile-sizes).
-  const uint64_t mode = table_inline && table_bytes + payload <= kInlineBytes ? kInline
+  const int64_t inline_table_bytes = static_cast<int64_t>(sizeof(uint64_t)) + n;
+  const uint64_t mode = table_inline && inline_table_bytes + payload <= kInlineBytes ? kInline
                         : slot_start + payload <= slot_bytes                   ? kSlot
                         : large.pipelines(largest) && stream_chunks < (int64_t{1} << 23) && counts_in_slot
                             ? kPipelined
@@ -894,12 +897,12 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
     readable = plain_for_peers(sendbuf, extent, staging);
   }
   const uint64_t head[2] = {mode, reinterpret_cast<uint64_t>(readable.ptr)};
-  std::memcpy(table, head, sizeof head);
+  std::memcpy(table, head, mode == kInline ? sizeof head[0] : sizeof head);
   // where(d): an offset into the inline bytes (kInline) or the slot (kSlot), the first chunk of
   // d's block in our stream (kPipelined), else sdispls[d]. The stream holds the blocks for
   // rank + 1, rank + 2, ... in that order.
   std::byte* data = mode == kInline ? table : slot;
-  int64_t offset = mode == kInline ? table_bytes : slot_start;
+  int64_t offset = mode == kInline ? inline_table_bytes : slot_start;
   std::vector<uint64_t> stream_start(mode == kPipelined ? static_cast<size_t>(n) + 1 : 0, 0);
   if (mode == kPipelined) {
     uint64_t k = 0;
@@ -922,11 +925,13 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
     // chunks that never come, another take stale bytes): where the data does not give it away,
     // our counts sit in the unused part of the slot.
     if (counts_in_slot && mode != kInline && mode != kSlot) std::memcpy(slot + slot_start + 8 * d, &scounts[d], sizeof scounts[d]);
-    std::memcpy(table + sizeof(uint64_t) * (2 + d), &where, sizeof where);
+    if (mode == kInline) table[sizeof(uint64_t) + static_cast<size_t>(d)] = static_cast<std::byte>(where);
+    else std::memcpy(table + sizeof(uint64_t) * (2 + d), &where, sizeof where);
   }
   // Inline and slot data: blocks lie in destination order, so a block ends where the next one
   // starts; our own entry (which no reader needs) holds where the last one ends.
-  if (mode == kInline || mode == kSlot) std::memcpy(table + sizeof(uint64_t) * (2 + me), &offset, sizeof offset);
+  if (mode == kInline) table[sizeof(uint64_t) + static_cast<size_t>(me)] = static_cast<std::byte>(offset);
+  if (mode == kSlot) std::memcpy(table + sizeof(uint64_t) * (2 + me), &offset, sizeof offset);
   publish(s, c, seq);
   Step messages(c);
   if (mode == kMessages)  // empty blocks too, so that a reader expecting data is answered
@@ -988,7 +993,14 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
           table_inline ? s.region.data(peer, seq, static_cast<size_t>(kInlineBytes)) : their_slot;
       uint64_t their_head[2], where = 0;
       std::memcpy(their_head, their_table, sizeof their_head);
-      std::memcpy(&where, their_table + sizeof(uint64_t) * (2 + me), sizeof where);
+      // An inline table's entries are bytes (see the writer).
+      auto entry = [&](int d) {
+        uint64_t v = 0;
+        if (their_head[0] == kInline) v = static_cast<uint64_t>(their_table[sizeof(uint64_t) + static_cast<size_t>(d)]);
+        else std::memcpy(&v, their_table + sizeof(uint64_t) * (2 + d), sizeof v);
+        return v;
+      };
+      where = entry(me);
       const bool first_look = got < 0;
       if (got < 0) got = 0;
       // What `peer` sends us (-1: not known), checked against what we expect once.
@@ -996,9 +1008,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       if (first_look && (their_head[0] == kInline || their_head[0] == kSlot)) {
         int next = me + 1;
         if (next == peer) ++next;
-        uint64_t end = 0;
-        std::memcpy(&end, their_table + sizeof(uint64_t) * (2 + (next < n ? next : peer)), sizeof end);
-        theirs = static_cast<int64_t>(end - where);
+        theirs = static_cast<int64_t>(entry(next < n ? next : peer) - where);
       } else if (first_look && counts_in_slot && their_head[0] != kMessages) {
         std::memcpy(&theirs, their_slot + (table_inline ? 0 : table_bytes) + 8 * me, sizeof theirs);
       }
