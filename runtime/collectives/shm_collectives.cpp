@@ -885,7 +885,12 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
                                                                                : kMessages;
   std::byte* slot = nullptr;
   if (int e = claim_slot(s, c, seq, slot_bytes, func, &slot)) return finish(s, c, seq, e);
-  std::byte* table = table_inline ? s.region.data(me, seq, static_cast<size_t>(kInlineBytes)) : slot;
+  // A table in the posted line is built here and stored in one go just before the post: the
+  // readers poll that line, and every separate store into it would take it from them and give
+  // it back (2 ranks, 64-512 B through the slot: 0.51-0.55 -> 0.35-0.44 us).
+  std::byte* const posted_line = table_inline ? s.region.data(me, seq, static_cast<size_t>(kInlineBytes)) : nullptr;
+  alignas(8) std::byte table_here[kInlineBytes];
+  std::byte* table = table_inline ? table_here : slot;
   // Single copy hands readers an address: a laid sendbuf is packed first (its stream, so the
   // displacements stay as they are).
   Scratch staging;
@@ -932,6 +937,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   // starts; our own entry (which no reader needs) holds where the last one ends.
   if (mode == kInline) table[sizeof(uint64_t) + static_cast<size_t>(me)] = static_cast<std::byte>(offset);
   if (mode == kSlot) std::memcpy(table + sizeof(uint64_t) * (2 + me), &offset, sizeof offset);
+  if (posted_line) std::memcpy(posted_line, table_here, static_cast<size_t>(mode == kInline ? offset : table_bytes));
   publish(s, c, seq);
   Step messages(c);
   if (mode == kMessages)  // empty blocks too, so that a reader expecting data is answered
