@@ -81,9 +81,11 @@ Thresholds load() {
   t.pipe_bcast_max = params::integer_if_set("XMSG_COLL_PIPE_BCAST_MAX");
   t.pipe_allreduce_max = params::integer_if_set("XMSG_COLL_PIPE_ALLREDUCE_MAX");
   t.pipe_alltoall_max = params::integer_if_set("XMSG_COLL_PIPE_ALLTOALL_MAX");
+  t.pipe_allgather_max = params::integer_if_set("XMSG_COLL_PIPE_ALLGATHER_MAX");
   t.cma_bcast_min = setting("XMSG_COLL_CMA_BCAST_MIN");
   t.cma_allreduce_min = setting("XMSG_COLL_CMA_ALLREDUCE_MIN");
   t.cma_alltoall_min = setting("XMSG_COLL_CMA_ALLTOALL_MIN");
+  t.cma_allgather_min = setting("XMSG_COLL_CMA_ALLGATHER_MIN");
   t.barrier_linear_max = setting("XMSG_COLL_BARRIER_LINEAR_MAX");
   t.bcast_flat_max = setting("XMSG_COLL_BCAST_FLAT_MAX");
   t.reduce_flat_max = setting("XMSG_COLL_REDUCE_FLAT_MAX");
@@ -111,7 +113,7 @@ std::string size_text(int64_t bytes) {
 
 }  // namespace
 
-void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes sizes[3]) {
+void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes sizes[kLargeCollectives]) {
   if (!tracing() || c.rank != 0) return;
   const auto gbps = [](double ns_per_byte) { return ns_per_byte > 0 ? 1 / ns_per_byte : 0.0; };
   char single_copy[48] = "n/a";
@@ -126,13 +128,13 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
   std::fprintf(stderr,
                "xmsg coll: comm %d rank 0/%d profile: hand-off %.0f ns with rank %d (%d NUMA node%s)%s, copy "
                "%.1f/%.1f GB/s (%s/%s), handed copy %.1f GB/s out/%.1f in, single copy %s; single copy: bcast %s, "
-               "allreduce %s, alltoall %s\n",
+               "allreduce %s, alltoall %s, allgather %s\n",
                c.handle, c.size, p.sync_ns, p.partner, p.numa_nodes, p.numa_nodes == 1 ? "" : "s",
                p.shares_cores ? " (cores shared: not counted)" : "", gbps(p.copy_ns_per_byte),
                gbps(p.copy_at(kProfileLargeBytes)), size_text(kProfileSmallBytes).c_str(),
                size_text(kProfileLargeBytes).c_str(), gbps(p.handed_copy()), gbps(p.handed_write()), single_copy,
                range(sizes[0]).c_str(),
-               range(sizes[1]).c_str(), range(sizes[2]).c_str());
+               range(sizes[1]).c_str(), range(sizes[2]).c_str(), range(sizes[3]).c_str());
 }
 
 const Thresholds& thresholds() {
@@ -288,8 +290,15 @@ int run_scatter(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block, int root
 }
 
 int run_allgather(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
-  if (NodeShm* shm = block >= thresholds().pipe_allgather_min ? pipe_for(c, block, true) : nullptr)
-    return traced(c, "allgather", "pipelined shared memory", block) + shm_allgather_pipe(*shm, c, sendbuf, recvbuf, block);
+  if (block >= thresholds().pipe_allgather_min) {
+    const LargeLimits large = large_limits(c, LargeCollective::kAllgather, thresholds().pipe_allgather_max,
+                                           thresholds().cma_allgather_min);
+    if (NodeShm* shm = pipe_for(c, block, large.pipelines(block)))
+      return traced(c, "allgather", "pipelined shared memory", block) +
+             shm_allgather_pipe(*shm, c, sendbuf, recvbuf, block);
+    if (NodeShm* shm = cma_for(c, block, large.cma_min))
+      return traced(c, "allgather", "single-copy (CMA)", block) + shm_allgather_cma(*shm, c, sendbuf, recvbuf, block);
+  }
   if (sendbuf) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
   PostedSize posted(node_shm(c), c, block, "xmsg_allgather");  // as in run_bcast
   if (block < thresholds().allgather_large) return traced(c, "allgather", "bruck", block) + allgather_bruck(c, recvbuf, block);

@@ -27,9 +27,11 @@ struct Thresholds {
   std::optional<int64_t> pipe_bcast_max;
   std::optional<int64_t> pipe_allreduce_max;
   std::optional<int64_t> pipe_alltoall_max;
+  std::optional<int64_t> pipe_allgather_max;
   int64_t cma_bcast_min;        // XMSG_COLL_CMA_BCAST_MIN: one-node bcasts from this size read the root's buffer (CMA)
   int64_t cma_allreduce_min;    // XMSG_COLL_CMA_ALLREDUCE_MIN: one-node allreduce vectors from this size: CMA reduce-scatter+allgather
   int64_t cma_alltoall_min;     // XMSG_COLL_CMA_ALLTOALL_MIN: one-node alltoall blocks from this size read peers' sendbufs (CMA)
+  int64_t cma_allgather_min;    // XMSG_COLL_CMA_ALLGATHER_MIN: one-node allgather blocks from this size read peers' sendbufs (CMA)
   bool node_aware;              // XMSG_COLL_NODE_AWARE (default 1): hierarchical when the job spans nodes
   int64_t barrier_linear_max;   // communicator size <= this: linear barrier, else dissemination
   int64_t bcast_flat_max;       // oversubscribed and bytes <= this: linear bcast
@@ -50,7 +52,7 @@ const Thresholds& thresholds();
 
 // XMSG_COLL_TRACE=1: one line per communicator region with its measured profile and the
 // sizes it gives single copy (`sizes`, indexed by LargeCollective), printed by rank 0.
-void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes sizes[3]);
+void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes sizes[kLargeCollectives]);
 
 // More ranks of the job on its fullest node than this node has CPUs
 // (XMSG_COLL_OVERSUBSCRIBED=0/1 forces the answer). Every rank must reach the same answer:

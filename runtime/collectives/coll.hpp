@@ -346,6 +346,7 @@ bool node_shm_cma(const NodeShm& s);
 SingleCopySizes node_shm_single_copy(const NodeShm& s, LargeCollective kind);
 int shm_bcast_cma(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root);
 int shm_alltoall_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
+int shm_allgather_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 // Where a large one-node collective of `kind` leaves the pipelines for single copy
 // (algorithm_selection.cpp: large_limits).
 struct LargeLimits {

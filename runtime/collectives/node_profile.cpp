@@ -56,7 +56,7 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
   const double b = static_cast<double>(bytes);
   // A ring copy runs at the slower of its two ends: the ring's lines (handed) and the program's
   // buffer, which past the caches costs what a plain copy of that size costs.
-  const int64_t touched = kind == LargeCollective::kAlltoall ? n * bytes : bytes;
+  const int64_t touched = kind == LargeCollective::kAlltoall || kind == LargeCollective::kAllgather ? n * bytes : bytes;
   const double in = std::max(p.handed_write(), p.copy_at(touched)), out = std::max(p.handed_copy(), p.copy_at(touched));
   switch (kind) {
     case LargeCollective::kAlltoall:
@@ -65,6 +65,8 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
       return b * out + static_cast<double>(std::min(bytes, chunk)) * in + chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllreduce:
       return b * in + (n - 1.0) / n * b * out + 2 * chunks(bytes / n + 1, chunk) * p.handoff_cost_ns();
+    case LargeCollective::kAllgather:
+      return b * p.copy_at(touched) + b * in + (n - 1) * b * out + chunks(bytes, chunk) * p.handoff_cost_ns();
   }
   return 0;
 }
@@ -74,6 +76,7 @@ double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t
   const double peers = n - 1;
   switch (kind) {
     case LargeCollective::kAlltoall:
+    case LargeCollective::kAllgather:
       return peers * (b * p.cma_at(n * bytes) + cma_call_ns(p)) + b * p.copy_at(n * bytes) + 2 * p.single_copy_wait_ns();
     case LargeCollective::kBcast:
       return b * p.cma_at(bytes) + cma_call_ns(p) + 2 * p.single_copy_wait_ns();
@@ -90,8 +93,9 @@ SingleCopySizes single_copy_sizes(const NodeProfile& p, LargeCollective kind, in
   // reference count moves between their cores: 4 ranks on this VM's 2 cores took 15.7 us at
   // 128 KiB and 35-39 us at 256 KiB against the pipelines' 14-19, where one reader (2 ranks)
   // took 10 against 17. The profile's one-reader CMA figure cannot see that; with more than
-  // one reader bcast keeps the pipelines.
-  if (kind == LargeCollective::kBcast && n > 2) return sizes;
+  // one reader bcast keeps the pipelines. So does allgather, whose n - 1 readers all read each
+  // rank's one block (4 ranks, 64 KiB: 28.9 us against the pipelines' 23.8).
+  if ((kind == LargeCollective::kBcast || kind == LargeCollective::kAllgather) && n > 2) return sizes;
   // Past kProfileLargeBytes both costs are linear in the size, so the verdict at the top of
   // the scan holds for every larger size.
   for (int64_t bytes = 4096; bytes < kNeverBytes; bytes <<= 1) {

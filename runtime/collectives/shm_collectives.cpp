@@ -71,7 +71,7 @@ struct NodeShm {
   // Rank 0's measurements (the same on every rank: it sent them) and, per LargeCollective,
   // the sizes at which single copy is predicted faster than the pipelines.
   NodeProfile profile;
-  SingleCopySizes single_copy[3];
+  SingleCopySizes single_copy[kLargeCollectives];
 };
 
 namespace {
@@ -703,7 +703,8 @@ NodeShm* node_shm(const Comm& c) {
     if (state->usable) {
       state->cma = agree_on_cma(c, state);
       state->profile = share_profile(c, *state);
-      for (auto kind : {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall})
+      for (auto kind : {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall,
+                        LargeCollective::kAllgather})
         state->single_copy[static_cast<int>(kind)] =
             single_copy_sizes(state->profile, kind, c.size, thresholds().pipe_chunk);
       trace_profile(c, state->profile, state->single_copy);
@@ -1118,6 +1119,28 @@ int shm_alltoall_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_
         if (!same_size(s, peer, seq, block)) return size_mismatch(c, peer, func);
         return read_peer(s, c, peer, buffers_of(s, peer, seq).send + static_cast<uint64_t>(me * block),
                          at(recvbuf, peer * block), block, func);
+      });
+  return finish_and_wait_all_done(s, c, seq, e, func);
+}
+
+// Each rank reads every peer's block straight from the peer's sendbuf (in place: from its
+// recvbuf, whose other blocks only their owners' readers write) into its recvbuf.
+int shm_allgather_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
+  const char* func = "xmsg_allgather";
+  const uint64_t seq = start(s);
+  const int me = c.rank;
+  std::byte* line = nullptr;
+  if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
+  Scratch staging;
+  const Src own = sendbuf ? sendbuf : Src(at(recvbuf, me * block));
+  const Src readable = plain_for_peers(own, block, staging);
+  publish_buffers(s, c, seq, readable.ptr, recvbuf.ptr, block);
+  if (sendbuf) copy_bytes(at(recvbuf, me * block), readable, block);  // (packed already when laid)
+  int e = visit_peers_when_ready(
+      c, func, [&](int peer) { return has_posted(s, peer, seq); },
+      [&](int peer) -> int {
+        if (!same_size(s, peer, seq, block)) return size_mismatch(c, peer, func);
+        return read_peer(s, c, peer, buffers_of(s, peer, seq).send, at(recvbuf, peer * block), block, func);
       });
   return finish_and_wait_all_done(s, c, seq, e, func);
 }

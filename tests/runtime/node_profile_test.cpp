@@ -18,7 +18,8 @@ using xmsg::coll::single_copy_ns;
 namespace {
 
 constexpr int64_t kChunk = 64 << 10;
-constexpr auto kAll = {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall};
+constexpr auto kAll = {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall,
+                       LargeCollective::kAllgather};
 
 NodeProfile profile(double sync_ns, double copy_gbps, double cma_gbps) {
   NodeProfile p;
@@ -192,4 +193,21 @@ TEST(NodeProfile, CostsPastTheCachesEndSingleCopyForBcast) {
   // Not measured at the large size: the small figure holds at every size, as before.
   const NodeProfile one_size = profile(225, 53, 29);
   EXPECT_DOUBLE_EQ(one_size.cma_at(int64_t{8} << 20), 1 / 29.0);
+}
+
+// Today's VM (2026-12-06): a 2-rank allgather reads its one peer's block where the pipelines
+// copy it twice, so single copy takes it from the small sizes on (measured 0.55-0.65 of the
+// pipelines' time at 16-256 KiB). With more readers every rank's one block is read by n - 1 of
+// them at once, bcast's page contention: the pipelines stay (4 ranks, 64 KiB: 28.9 against
+// 23.8 us).
+TEST(NodeProfile, AllgatherTakesSingleCopyWithOneReaderOnly) {
+  NodeProfile p = profile(218, 56, 31.5);
+  p.handed_copy_ns_per_byte = 1 / 17.8;
+  p.handed_write_ns_per_byte = 1 / 21.2;
+  p.copy_large_ns_per_byte = 1 / 14.5;
+  p.cma_large_ns_per_byte = 1 / 10.9;
+  p.cma_call_ns = 404;
+  EXPECT_LE(single_copy_from(p, LargeCollective::kAllgather, 2, kChunk), int64_t{64} << 10);
+  expect_crossover_consistent(p, LargeCollective::kAllgather, 2);
+  for (int n : {4, 8}) EXPECT_EQ(single_copy_from(p, LargeCollective::kAllgather, n, kChunk), kNeverBytes) << n;
 }
