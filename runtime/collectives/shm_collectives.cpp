@@ -1103,46 +1103,44 @@ int shm_bcast_cma(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root) {
   return finish(s, c, seq, e);
 }
 
-int shm_alltoall_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
-  const char* func = "xmsg_alltoall";
+namespace {
+
+// The single-copy exchanges: every rank publishes `mine` (`bytes` long, packed first when laid),
+// copies its own block from it at `own_at` (none: -1), then reads `block` bytes at `read_at`
+// of every peer's published buffer into block `peer` of its recvbuf, and returns once every
+// reader of its buffer is done.
+int exchange_cma(NodeShm& s, const Comm& c, const char* func, Src mine, int64_t bytes, int64_t own_at, Dst recvbuf,
+                 int64_t block, int64_t read_at) {
   const uint64_t seq = start(s);
-  const int me = c.rank;
   std::byte* line = nullptr;
   if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
   Scratch staging;
-  const Src readable = plain_for_peers(sendbuf, c.size * block, staging);
+  const Src readable = plain_for_peers(mine, bytes, staging);
   publish_buffers(s, c, seq, readable.ptr, recvbuf.ptr, block);
-  copy_bytes(at(recvbuf, me * block), at(readable, me * block), block);  // (packed already when laid)
+  if (own_at >= 0) copy_bytes(at(recvbuf, c.rank * block), at(readable, own_at), block);  // (packed already when laid)
   int e = visit_peers_when_ready(
       c, func, [&](int peer) { return has_posted(s, peer, seq); },
       [&](int peer) -> int {
         if (!same_size(s, peer, seq, block)) return size_mismatch(c, peer, func);
-        return read_peer(s, c, peer, buffers_of(s, peer, seq).send + static_cast<uint64_t>(me * block),
+        return read_peer(s, c, peer, buffers_of(s, peer, seq).send + static_cast<uint64_t>(read_at),
                          at(recvbuf, peer * block), block, func);
       });
   return finish_and_wait_all_done(s, c, seq, e, func);
 }
 
-// Each rank reads every peer's block straight from the peer's sendbuf (in place: from its
-// recvbuf, whose other blocks only their owners' readers write) into its recvbuf.
+}  // namespace
+
+// Each rank reads block `rank` of every peer's sendbuf.
+int shm_alltoall_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
+  const int64_t mine = c.rank * block;
+  return exchange_cma(s, c, "xmsg_alltoall", sendbuf, c.size * block, mine, recvbuf, block, mine);
+}
+
+// Each rank reads every peer's block from the peer's sendbuf (in place: from its recvbuf, whose
+// other blocks only their owners' readers write).
 int shm_allgather_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
-  const char* func = "xmsg_allgather";
-  const uint64_t seq = start(s);
-  const int me = c.rank;
-  std::byte* line = nullptr;
-  if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
-  Scratch staging;
-  const Src own = sendbuf ? sendbuf : Src(at(recvbuf, me * block));
-  const Src readable = plain_for_peers(own, block, staging);
-  publish_buffers(s, c, seq, readable.ptr, recvbuf.ptr, block);
-  if (sendbuf) copy_bytes(at(recvbuf, me * block), readable, block);  // (packed already when laid)
-  int e = visit_peers_when_ready(
-      c, func, [&](int peer) { return has_posted(s, peer, seq); },
-      [&](int peer) -> int {
-        if (!same_size(s, peer, seq, block)) return size_mismatch(c, peer, func);
-        return read_peer(s, c, peer, buffers_of(s, peer, seq).send, at(recvbuf, peer * block), block, func);
-      });
-  return finish_and_wait_all_done(s, c, seq, e, func);
+  const Src mine = sendbuf ? sendbuf : Src(at(recvbuf, c.rank * block));
+  return exchange_cma(s, c, "xmsg_allgather", mine, block, sendbuf ? 0 : -1, recvbuf, block, 0);
 }
 
 // Reduce-scatter, then allgather, both reading peers' buffers in place: rank i folds chunk i
