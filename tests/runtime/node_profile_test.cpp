@@ -29,6 +29,18 @@ NodeProfile profile(double sync_ns, double copy_gbps, double cma_gbps) {
   return p;
 }
 
+// A profile measured at both sizes (GB/s; the second figure of each pair past the caches).
+NodeProfile two_size_profile(double sync_ns, double copy_gbps, double copy_large_gbps, double cma_gbps,
+                             double cma_large_gbps, double handed_out_gbps, double handed_in_gbps, double call_ns) {
+  NodeProfile p = profile(sync_ns, copy_gbps, cma_gbps);
+  p.copy_large_ns_per_byte = 1 / copy_large_gbps;
+  p.cma_large_ns_per_byte = 1 / cma_large_gbps;
+  p.handed_copy_ns_per_byte = 1 / handed_out_gbps;
+  p.handed_write_ns_per_byte = 1 / handed_in_gbps;
+  p.cma_call_ns = call_ns;
+  return p;
+}
+
 int64_t single_copy_from(const NodeProfile& p, LargeCollective kind, int n, int64_t chunk) {
   return single_copy_sizes(p, kind, n, chunk).from;
 }
@@ -171,12 +183,7 @@ TEST(NodeProfile, HandedCopiesCountForTheReadersSide) {
 // 12.2-13.3) and 3x for bcast (64 KiB: 2.9-3.1 against 9.0-9.4), and gives bcast back to the
 // pipelines past the caches (1-4 MiB: 63-358 us pipelined against 84-449 single copy).
 TEST(NodeProfile, CostsPastTheCachesEndSingleCopyForBcast) {
-  NodeProfile p = profile(225, 53, 29);
-  p.handed_copy_ns_per_byte = 1 / 17.0;
-  p.copy_large_ns_per_byte = 1 / 13.0;
-  p.cma_large_ns_per_byte = 1 / 9.0;
-  p.handed_write_ns_per_byte = 1 / 23.0;
-  p.cma_call_ns = 400;
+  const NodeProfile p = two_size_profile(225, 53, 13, 29, 9, 17, 23, 400);
   const SingleCopySizes bcast = single_copy_sizes(p, LargeCollective::kBcast, 2, kChunk);
   EXPECT_LE(bcast.from, int64_t{64} << 10);
   EXPECT_LE(bcast.below, int64_t{1} << 20);
@@ -196,17 +203,12 @@ TEST(NodeProfile, CostsPastTheCachesEndSingleCopyForBcast) {
 }
 
 // Today's VM (2026-12-06): a 2-rank allgather reads its one peer's block where the pipelines
-// copy it twice, so single copy takes it from the small sizes on (measured 0.55-0.65 of the
+// copy it twice, so single copy takes it from the small sizes on (measured 0.36-0.65 of the
 // pipelines' time at 16-256 KiB). With more readers every rank's one block is read by n - 1 of
 // them at once, bcast's page contention: the pipelines stay (4 ranks, 64 KiB: 28.9 against
 // 23.8 us).
 TEST(NodeProfile, AllgatherTakesSingleCopyWithOneReaderOnly) {
-  NodeProfile p = profile(218, 56, 31.5);
-  p.handed_copy_ns_per_byte = 1 / 17.8;
-  p.handed_write_ns_per_byte = 1 / 21.2;
-  p.copy_large_ns_per_byte = 1 / 14.5;
-  p.cma_large_ns_per_byte = 1 / 10.9;
-  p.cma_call_ns = 404;
+  const NodeProfile p = two_size_profile(218, 56, 14.5, 31.5, 10.9, 17.8, 21.2, 404);
   EXPECT_LE(single_copy_from(p, LargeCollective::kAllgather, 2, kChunk), int64_t{64} << 10);
   expect_crossover_consistent(p, LargeCollective::kAllgather, 2);
   for (int n : {4, 8}) EXPECT_EQ(single_copy_from(p, LargeCollective::kAllgather, n, kChunk), kNeverBytes) << n;
