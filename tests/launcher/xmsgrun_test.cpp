@@ -218,8 +218,7 @@ std::vector<int> children_of(pid_t parent) {
   while (dirent* e = d ? ::readdir(d) : nullptr) {
     int pid = std::atoi(e->d_name);
     if (pid <= 0) continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string content((std::istreambuf_iterator<char>(stat)), {});
+    const std::string content = xmsg::test::proc_stat(pid);
     auto close_paren = content.rfind(')');
     if (close_paren == std::string::npos) continue;
     std::istringstream rest(content.substr(close_paren + 2));
