@@ -703,10 +703,9 @@ NodeShm* node_shm(const Comm& c) {
     if (state->usable) {
       state->cma = agree_on_cma(c, state);
       state->profile = share_profile(c, *state);
-      for (auto kind : {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall,
-                        LargeCollective::kAllgather})
-        state->single_copy[static_cast<int>(kind)] =
-            single_copy_sizes(state->profile, kind, c.size, thresholds().pipe_chunk);
+      for (int kind = 0; kind < kLargeCollectives; ++kind)
+        state->single_copy[kind] =
+            single_copy_sizes(state->profile, static_cast<LargeCollective>(kind), c.size, thresholds().pipe_chunk);
       trace_profile(c, state->profile, state->single_copy);
     }
   }
