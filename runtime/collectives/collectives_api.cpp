@@ -44,21 +44,23 @@ int check_array(const char* func, const char* arg, const int64_t* values, const 
   return XMSG_SUCCESS;
 }
 
-// Each rank's block in bytes, from element counts and displacements.
+// Each rank's block in bytes, from element counts and displacements. One-byte elements are
+// bytes already: the caller's own tables, not a copy.
 struct ByteLayout {
-  explicit ByteLayout(int n) : store(2 * n * static_cast<int64_t>(sizeof(int64_t))) {
-    counts = reinterpret_cast<int64_t*>(store.get());
-    displs = counts + n;
-  }
-  ByteLayout(int n, const int64_t* c, const int64_t* d, size_t elem) : ByteLayout(n) {
+  ByteLayout(int n, const int64_t* c, const int64_t* d, size_t elem) : counts(c), displs(d) {
+    if (elem == 1) return;
+    store.resize(2 * n * static_cast<int64_t>(sizeof(int64_t)));
+    auto* own = reinterpret_cast<int64_t*>(store.get());
     for (int i = 0; i < n; ++i) {
-      counts[i] = c[i] * static_cast<int64_t>(elem);
-      displs[i] = d[i] * static_cast<int64_t>(elem);
+      own[i] = c[i] * static_cast<int64_t>(elem);
+      own[n + i] = d[i] * static_cast<int64_t>(elem);
     }
+    counts = own;
+    displs = own + n;
   }
   Scratch store;
-  int64_t* counts;
-  int64_t* displs;
+  const int64_t* counts;
+  const int64_t* displs;
 };
 
 bool any_positive(const int64_t* values, int n) {

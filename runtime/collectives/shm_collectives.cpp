@@ -817,8 +817,8 @@ int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t bl
   have[me] = 1;
   int mismatch = -1;
   int e = wait_for(c, func, [&] {
-    for (int step = 1; step < n; ++step) {
-      const int from = (me + step) % n;
+    for (int step = 1, from = me + 1; step < n; ++step, ++from) {
+      if (from == n) from = 0;  // (me + step) % n, without a division a poll
       if (have[from] || !has_posted(s, from, seq)) continue;
       if (!same_size(s, from, seq, block)) mismatch = from;
       else
@@ -863,13 +863,19 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   const int64_t table_bytes = shm_alltoallv_table_bytes(n);
   // Where the table lives depends on n only, so readers know where to look.
   const bool table_inline = table_bytes <= kInlineBytes;
-  int64_t payload = 0, largest = 0, stream_chunks = 0;
+  int64_t payload = 0, largest = 0;
   for (int d = 0; d < n; ++d)
     if (d != me) {
       payload += scounts[d];
       largest = std::max(largest, scounts[d]);
-      stream_chunks += chunks_for(scounts[d], chunk);
     }
+  // Chunks of a stream, asked only where the pipelines are in question (a division a block).
+  const auto stream_chunks = [&] {
+    int64_t k = 0;
+    for (int d = 0; d < n; ++d)
+      if (d != me) k += chunks_for(scounts[d], chunk);
+    return k;
+  };
   const int64_t slot_start = table_inline ? 0 : table_bytes;
   // Whether writers that send other than inline or through the slot leave their counts in the
   // slot (n and the slot size decide, so every reader knows).
@@ -879,7 +885,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   const int64_t inline_table_bytes = static_cast<int64_t>(sizeof(uint64_t)) + n;
   const uint64_t mode = table_inline && inline_table_bytes + payload <= kInlineBytes ? kInline
                         : slot_start + payload <= slot_bytes                   ? kSlot
-                        : large.pipelines(largest) && stream_chunks < (int64_t{1} << 23) && counts_in_slot
+                        : large.pipelines(largest) && counts_in_slot && stream_chunks() < (int64_t{1} << 23)
                             ? kPipelined
                         : largest >= large.cma_min                             ? kSingleCopy
                                                                                : kMessages;
@@ -988,8 +994,8 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       out->commit();
       out_offset += len;
     }
-    for (int step = 1; step < n && error == XMSG_SUCCESS; ++step) {
-      const int peer = (me + step) % n;
+    for (int step = 1, peer = me + 1; step < n && error == XMSG_SUCCESS; ++step, ++peer) {
+      if (peer == n) peer = 0;  // (me + step) % n, without a division a poll
       int64_t& got = taken[peer];
       const int64_t len = rcounts[peer];
       if (got >= len && got >= 0) continue;

@@ -25,6 +25,38 @@ int finish(int code, MPI_Request* request) {
     return finish(call, &inter_request);        \
   }
 
+// MPI_Alltoallv's answer when alltoallv_predefined leaves the call to the general path.
+constexpr int kNotTaken = -1;  // MPI error codes are >= 0
+
+// MPI_Alltoallv of predefined types on an intracommunicator, not in place, with valid tables:
+// straight to the runtime, the tables widened to int64_t in one pass that also checks them.
+// Anything else, every error included, is kNotTaken and the general path checks and reports
+// it. (Checking the communicator, both types and both count tables apart, then widening,
+// was a fifth of a 2-rank alltoallv of a few bytes: 0.29 against alltoall's 0.20 us.)
+int alltoallv_predefined(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                         void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm) {
+  if (sendbuf == MPI_IN_PLACE || !is_xmsg_type(sendtype) || !is_xmsg_type(recvtype)) return kNotTaken;
+  if (!sendcounts || !sdispls || !recvcounts || !rdispls) return kNotTaken;
+  int size = 0;
+  if (xmsg_comm_size(comm, &size) != XMSG_SUCCESS) return kNotTaken;
+  // Four tables, on the stack for small communicators (a heap allocation each was a sixth of
+  // the same call).
+  constexpr int kOnStack = 16;
+  int64_t small[4 * kOnStack];
+  std::vector<int64_t> large(size > kOnStack ? 4 * static_cast<size_t>(size) : 0);
+  int64_t* sc = size > kOnStack ? large.data() : small;
+  int64_t *sd = sc + size, *rc = sd + size, *rd = rc + size;
+  for (int i = 0; i < size; ++i) {
+    if (sendcounts[i] < 0 || recvcounts[i] < 0) return kNotTaken;
+    sc[i] = sendcounts[i];
+    sd[i] = sdispls[i];
+    rc[i] = recvcounts[i];
+    rd[i] = rdispls[i];
+  }
+  return handle(xmsg_alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rc, rd, recvtype, comm), "MPI_Alltoallv", comm);
+}
+
 // When the views were built without a copy, the C API gets the caller's own pointer and count.
 int64_t bytes_of(int64_t count, const Type* t) { return count * t->size; }
 
@@ -482,6 +514,10 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
   XMSG_MPI_ENTRY;
   XMSG_INTER(PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &inter_request))
   int rank = 0, size = 0;
+  if (int e = alltoallv_predefined(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                   comm);
+      e != kNotTaken)
+    return e;
   if (int e = check_intra(comm, "MPI_Alltoallv", &rank, &size)) return e;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (in_place) {
@@ -496,22 +532,6 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
   if (int e = check_counts(sendcounts, size, "MPI_Alltoallv", "sendcounts", comm)) return e;
   if (int e = check_counts(recvcounts, size, "MPI_Alltoallv", "recvcounts", comm)) return e;
   if (!sdispls || !rdispls) return fail(MPI_ERR_ARG, "MPI_Alltoallv", comm, "%s is NULL", sdispls ? "rdispls" : "sdispls");
-  if (!in_place && is_xmsg_type(sendtype) && is_xmsg_type(recvtype)) {
-    // The runtime counts in int64_t: four tables, on the stack for small communicators (a heap
-    // allocation each was a sixth of a 2-rank alltoallv of a few bytes).
-    constexpr int kOnStack = 16;
-    int64_t small[4 * kOnStack];
-    std::vector<int64_t> large(size > kOnStack ? 4 * static_cast<size_t>(size) : 0);
-    int64_t* sc = size > kOnStack ? large.data() : small;
-    int64_t *sd = sc + size, *rc = sd + size, *rd = rc + size;
-    for (int i = 0; i < size; ++i) {
-      sc[i] = sendcounts[i];
-      sd[i] = sdispls[i];
-      rc[i] = recvcounts[i];
-      rd[i] = rdispls[i];
-    }
-    return handle(xmsg_alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rc, rd, recvtype, comm), "MPI_Alltoallv", comm);
-  }
   StreamBlocks ss, rs;
   if (!in_place && ss.init(sendcounts, sdispls, size, st) && rs.init(recvcounts, rdispls, size, rt)) {
     SendView send;
