@@ -213,3 +213,39 @@ TEST(NodeProfile, AllgatherTakesSingleCopyWithOneReaderOnly) {
   expect_crossover_consistent(p, LargeCollective::kAllgather, 2);
   for (int n : {4, 8}) EXPECT_EQ(single_copy_from(p, LargeCollective::kAllgather, n, kChunk), kNeverBytes) << n;
 }
+
+// This VM on 2026-12-06 (evening), 2 ranks pinned: memcpy 56/40 GB/s (256 KiB/2 MiB), handed
+// copy 37 out and 6.7 in, CMA 13.6/10.6, 1500 ns a call. A writer's ring lines cost the handed
+// write only while the call fits in the caches; past them the reader has lost the lines and
+// the write is a plain copy: alltoall's pipelines took 42/76 us at 512 KiB/1 MiB against single
+// copy's 61/125, which the handed write at every size had chosen. Single copy keeps the middle
+// sizes (64-256 KiB: 8-31 us against the pipelines' 13-36).
+TEST(NodeProfile, LargeCallsFlushTheRingFromTheReadersCache) {
+  const NodeProfile p = two_size_profile(400, 56, 40, 13.6, 10.6, 37, 6.7, 1500);
+  const SingleCopySizes alltoall = single_copy_sizes(p, LargeCollective::kAlltoall, 2, kChunk);
+  EXPECT_LE(alltoall.from, int64_t{64} << 10);
+  EXPECT_GE(alltoall.below, int64_t{256} << 10);
+  EXPECT_LE(alltoall.below, int64_t{512} << 10);
+  for (auto kind : kAll) expect_crossover_consistent(p, kind, 2);
+  // Past the caches the pipelines' write side is a plain copy of that size.
+  const int64_t huge = int64_t{64} << 20;
+  EXPECT_DOUBLE_EQ(pipeline_ns(p, LargeCollective::kBcast, 2, huge, kChunk),
+                   static_cast<double>(huge) / 37 + static_cast<double>(kChunk) / 40 + (huge / kChunk) * 400.0);
+}
+
+// Set-up with 4 ranks on the 2 cores timed the handed copies at 8.1 GB/s out and 1.8 in (the
+// scheduler ran the core's other rank meanwhile, and ranks of one core hand over through its
+// own cache); counted as they stood they sent alltoall to single copy from 8 KiB, where the
+// pipelines measured 0.5-0.75 of its time at 16 KiB-1 MiB (4 ranks) and 0.3-0.8 (8 ranks),
+// and allreduce 0.45-0.5 (4 ranks, 64 KiB-1 MiB). With cores shared plain copies stand for them.
+TEST(NodeProfile, SharedCoresDoNotTrustTheTimedHandedWrite) {
+  NodeProfile p = two_size_profile(2454, 44.8, 33, 12.3, 7.7, 8.1, 1.8, 1542);
+  p.shares_cores = true;
+  for (int n : {4, 8}) {
+    EXPECT_EQ(single_copy_from(p, LargeCollective::kAlltoall, n, kChunk), kNeverBytes) << n;
+    EXPECT_EQ(single_copy_from(p, LargeCollective::kAllreduce, n, kChunk), kNeverBytes) << n;
+  }
+  NodeProfile pinned = p;
+  pinned.shares_cores = false;
+  EXPECT_LT(single_copy_from(pinned, LargeCollective::kAlltoall, 4, kChunk), kNeverBytes);
+}
