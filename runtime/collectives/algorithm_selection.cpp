@@ -127,12 +127,14 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
   };
   std::fprintf(stderr,
                "xmsg coll: comm %d rank 0/%d profile: hand-off %.0f ns with rank %d (%d NUMA node%s)%s, copy "
-               "%.1f/%.1f GB/s (%s/%s), handed copy %.1f GB/s out/%.1f in, single copy %s; single copy: bcast %s, "
+               "%.1f/%.1f GB/s (%s/%s), handed copy %.1f GB/s out/%.1f/%.1f in (%s/%s), single copy %s; single copy: bcast %s, "
                "allreduce %s, alltoall %s, allgather %s\n",
                c.handle, c.size, p.sync_ns, p.partner, p.numa_nodes, p.numa_nodes == 1 ? "" : "s",
                p.shares_cores ? " (cores shared: not counted)" : "", gbps(p.copy_ns_per_byte),
                gbps(p.copy_at(kProfileLargeBytes)), size_text(kProfileSmallBytes).c_str(),
-               size_text(kProfileLargeBytes).c_str(), gbps(p.handed_copy()), gbps(p.handed_write()), single_copy,
+               size_text(kProfileLargeBytes).c_str(), gbps(p.handed_copy()), gbps(p.handed_write()),
+               gbps(p.handed_write_at(kNeverBytes)), size_text(kProfileSmallBytes).c_str(),
+               size_text(p.handed_write_large_bytes > 0 ? p.handed_write_large_bytes : kProfileSmallBytes).c_str(), single_copy,
                range(sizes[0]).c_str(),
                range(sizes[1]).c_str(), range(sizes[2]).c_str(), range(sizes[3]).c_str());
 }

@@ -34,6 +34,15 @@ double at_size(double small, double large, int64_t bytes) {
 
 double NodeProfile::copy_at(int64_t bytes) const { return at_size(copy_ns_per_byte, copy_large_ns_per_byte, bytes); }
 double NodeProfile::cma_at(int64_t bytes) const { return at_size(cma_ns_per_byte, cma_large_ns_per_byte, bytes); }
+double NodeProfile::handed_write_at(int64_t bytes) const {
+  const double small = handed_write();
+  if (handed_write_large_ns_per_byte <= 0 || handed_write_large_bytes <= kProfileSmallBytes || bytes <= kProfileSmallBytes)
+    return small;
+  if (bytes >= handed_write_large_bytes) return handed_write_large_ns_per_byte;
+  const double t = std::log2(static_cast<double>(bytes) / kProfileSmallBytes) /
+                   std::log2(static_cast<double>(handed_write_large_bytes) / kProfileSmallBytes);
+  return small + t * (handed_write_large_ns_per_byte - small);
+}
 
 int profile_partner(const int* numa_of_rank, int ranks) {
   for (int r = 1; r < ranks; ++r)
@@ -57,19 +66,16 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
   // A ring copy runs at the slower of its two ends: the ring's lines (handed) and the program's
   // buffer, which past the caches costs what a plain copy of that size costs.
   const int64_t touched = kind == LargeCollective::kAlltoall || kind == LargeCollective::kAllgather ? n * bytes : bytes;
-  // Writing over ring lines a reader took costs handed_write while the call's data fit in the
-  // caches (the reader still holds them). A call touching more has flushed them from the
-  // reader's cache by the time the ring comes round, and the write costs a plain copy: 2 ranks
-  // pinned, 1 MiB blocks, 76 us through the pipelines where handed_write alone predicted 211
-  // (single copy took 125 and was chosen).
-  // With cores shared, ranks of one core hand over through its own cache, and set-up's timed
-  // hand-overs between two cores also time the scheduler (handed write 1.8-3.3 GB/s at 4-8
-  // ranks on 2 cores against 6.7 with 2 ranks): plain copies stand for both. 4 and 8 ranks on
-  // 2 cores, 16 KiB-1 MiB: the pipelines took 0.3-0.8 of single copy's time (alltoall,
-  // allreduce), where the timed figures had chosen single copy from 8 KiB.
-  const double handed_write = p.shares_cores ? p.copy_at(touched) : p.handed_write();
+  // Writing over ring lines a reader took: the handed write measured at the call's size (a
+  // call touching more than a core's cache may have pushed the ring's lines out of the
+  // reader's: docs/collectives.md). With cores shared, ranks of one core hand over through its
+  // own cache, and set-up's timed hand-overs between two cores also time the scheduler (handed
+  // write 1.8-3.3 GB/s at 4-8 ranks on 2 cores, 6.7 with 2 ranks): plain copies stand for
+  // both. 4 and 8 ranks on 2 cores, 16 KiB-1 MiB: the pipelines took 0.3-0.8 of single copy's
+  // time (alltoall, allreduce), where the timed figures had chosen single copy from 8 KiB.
+  const double handed_write = p.shares_cores ? p.copy_at(touched) : p.handed_write_at(touched);
   const double handed_out = p.shares_cores ? p.copy_at(touched) : p.handed_copy();
-  const double in = std::max(at_size(handed_write, p.copy_at(kProfileLargeBytes), touched), p.copy_at(touched));
+  const double in = std::max(handed_write, p.copy_at(touched));
   const double out = std::max(handed_out, p.copy_at(touched));
   switch (kind) {
     case LargeCollective::kAlltoall:

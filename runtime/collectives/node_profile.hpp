@@ -47,6 +47,18 @@ struct NodeProfile {
   // alltoall's pipelines at half their measured time (16-64 KiB).
   double handed_write_ns_per_byte = 0;
   double handed_write() const { return handed_write_ns_per_byte > 0 ? handed_write_ns_per_byte : copy_ns_per_byte; }
+  // The same write over a whole ring the reader read (handed_write_large_bytes, more than its
+  // core's own cache holds); 0 when not measured (the small figure then holds at every size).
+  // Where the two ranks share the last-level cache the reader has lost most lines to it and
+  // the write costs about a plain copy (this VM, near hand-offs: 1 MiB blocks through a 2-rank
+  // alltoall's pipelines in 76-84 us); where they do not, the lines sit in the reader's own
+  // last-level cache and every one is still taken back (far hand-offs: 680-700 us, the handed
+  // write's 2 GB/s).
+  double handed_write_large_ns_per_byte = 0;
+  int64_t handed_write_large_bytes = 0;
+  // The handed write for a call touching `bytes` of each buffer: the small figure up to
+  // kProfileSmallBytes, the large one from handed_write_large_bytes, linear in log2 between.
+  double handed_write_at(int64_t bytes) const;
   // process_vm_readv of a kProfileSmallBytes buffer (the process reads itself: the same page
   // pinning as reading a peer), ns per byte; 0 when the communicator's ranks may not read each
   // other.

@@ -30,6 +30,8 @@
 #include <ctime>
 #include <exception>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 #include <memory>
 #include <optional>
@@ -259,6 +261,74 @@ NodeProfile local_copy_costs(bool cma) {
   return answer;
 }
 
+// What handed_write_over_ring writes: a rank's whole ring, at most kProfileLargeBytes.
+int64_t ring_bytes(const NodeShm& s) {
+  return std::min(static_cast<int64_t>(s.region.pipe_chunk_bytes()) * s.region.pipe_chunks(), kProfileLargeBytes);
+}
+
+// The handed write over the partner's whole ring, up to 2 MiB (when it is larger than
+// share_profile's 256 KiB; NodeProfile::handed_write_large_ns_per_byte): rank 0 reads the ring, the partner
+// writes it all again, three times, the partner's fastest write but the first counting. Rank 0
+// and its partner call it together; rank 0 gets the figure (ns per byte; 0 when not measured).
+// Once per pair of processes: rank 0 remembers the figure by the partner's pid, and tells the
+// partner whether they measure (a 1 MiB ring: 0.1-0.3 ms with near hand-offs, ~2 ms far).
+bool handed_write_over_ring(const Comm& c, const NodeShm& s, int partner, double* ns_per_byte) {
+  constexpr int kTrials = 3;
+  const int64_t bytes = ring_bytes(s);
+  std::byte* const ring = s.region.chunk(partner, 0);
+  char measure = 0;
+  if (c.rank == 0) {
+    // By the partner's pid; regions of several communicators may be set up at once
+    // (MPI_THREAD_MULTIPLE).
+    static std::mutex known_lock;
+    static std::map<pid_t, double> known;
+    const auto their_pid = static_cast<pid_t>(s.region.control(partner).pid.load(std::memory_order_acquire));
+    {
+      std::lock_guard lock(known_lock);
+      const auto it = known.find(their_pid);
+      measure = bytes > kProfileSmallBytes && it == known.end();
+      *ns_per_byte = it != known.end() ? it->second : 0;
+    }
+    if (sendrecv(c, &measure, 1, partner, nullptr, 0, -1, kTagNodeRegion + 9) != XMSG_SUCCESS) return false;
+    if (!measure) return true;
+    // The reader's side of a call that large: it reads the ring into its buffer and moves as
+    // much again of its own (a call's other blocks), which pushes the ring's lines out of its
+    // core's cache -- into a last-level cache the writer shares, or one it does not.
+    std::vector<std::byte> out(static_cast<size_t>(bytes)), other(static_cast<size_t>(bytes), std::byte{5});
+    char token = 0;
+    for (int i = 0; i < kTrials; ++i) {
+      if (sendrecv(c, nullptr, 0, -1, &token, 1, partner, kTagNodeRegion + 9) != XMSG_SUCCESS) return false;
+      std::memcpy(out.data(), ring, static_cast<size_t>(bytes));
+      std::memcpy(out.data(), other.data(), static_cast<size_t>(bytes));
+      asm volatile("" : : "r"(out.data()) : "memory");
+      if (sendrecv(c, &token, 1, partner, nullptr, 0, -1, kTagNodeRegion + 9) != XMSG_SUCCESS) return false;
+    }
+    double best_ns = 0;
+    if (sendrecv(c, nullptr, 0, -1, &best_ns, sizeof best_ns, partner, kTagNodeRegion + 9) != XMSG_SUCCESS) return false;
+    *ns_per_byte = best_ns / static_cast<double>(bytes);
+    std::lock_guard lock(known_lock);
+    known[their_pid] = *ns_per_byte;
+    return true;
+  }
+  if (sendrecv(c, nullptr, 0, -1, &measure, 1, 0, kTagNodeRegion + 9) != XMSG_SUCCESS) return false;
+  if (!measure) return true;
+  std::vector<std::byte> source(static_cast<size_t>(bytes), std::byte{3});
+  char token = 0;
+  double best_ns = 0;
+  for (int i = 0; i < kTrials; ++i) {
+    timespec a;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    std::memcpy(ring, source.data(), static_cast<size_t>(bytes));
+    asm volatile("" : : "r"(ring) : "memory");
+    // The first write finds lines nobody has read yet.
+    if (const double t = ns_since(a); i == 1 || (i > 1 && t < best_ns)) best_ns = t;
+    if (sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 9) != XMSG_SUCCESS ||
+        sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 9) != XMSG_SUCCESS)
+      return false;
+  }
+  return sendrecv(c, &best_ns, sizeof best_ns, 0, nullptr, 0, -1, kTagNodeRegion + 9) == XMSG_SUCCESS;
+}
+
 // Rank 0 times message round trips with its partner (rank 1, or the first rank on another
 // NUMA node: profile_partner) and its own copies, and sends the numbers to every rank: all of
 // them then derive the same table (node_profile.hpp).
@@ -301,11 +371,15 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     if (sendrecv(c, nullptr, 0, -1, &handed_write_ns, sizeof handed_write_ns, partner, kTagNodeRegion + 8) !=
         XMSG_SUCCESS)
       return NodeProfile{};
+    double large_ns_per_byte = 0;
+    if (!handed_write_over_ring(c, s, partner, &large_ns_per_byte)) return NodeProfile{};
     std::sort(trips.begin(), trips.end());
     p = local_copy_costs(s.cma);
     p.sync_ns = trips[trips.size() / 2] / 2;
     p.handed_copy_ns_per_byte = handed_bytes > 0 ? handed_ns / static_cast<double>(handed_bytes) : 0;
     p.handed_write_ns_per_byte = handed_bytes > 0 ? handed_write_ns / static_cast<double>(handed_bytes) : 0;
+    p.handed_write_large_ns_per_byte = large_ns_per_byte;
+    p.handed_write_large_bytes = large_ns_per_byte > 0 ? ring_bytes(s) : 0;
     p.partner = partner;
     p.numa_nodes = numa_nodes_spanned(numa.data(), c.size);
     p.shares_cores = oversubscribed();
@@ -313,8 +387,11 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     if (auto ns = params::integer_if_set("XMSG_COLL_HANDOFF_NS")) p.sync_ns = static_cast<double>(*ns);
     if (auto mbps = params::integer_if_set("XMSG_COLL_COPY_MBPS"))
       p.copy_ns_per_byte = p.copy_large_ns_per_byte = 1e3 / static_cast<double>(*mbps);
-    if (auto mbps = params::integer_if_set("XMSG_COLL_HANDED_COPY_MBPS"))
-      p.handed_copy_ns_per_byte = p.handed_write_ns_per_byte = 1e3 / static_cast<double>(*mbps);
+    if (auto mbps = params::integer_if_set("XMSG_COLL_HANDED_COPY_MBPS")) {
+      p.handed_copy_ns_per_byte = p.handed_write_ns_per_byte = p.handed_write_large_ns_per_byte =
+          1e3 / static_cast<double>(*mbps);
+      p.handed_write_large_bytes = ring_bytes(s);
+    }
     if (auto ns = params::integer_if_set("XMSG_COLL_CMA_CALL_NS"); ns && s.cma) p.cma_call_ns = static_cast<double>(*ns);
     if (auto mbps = params::integer_if_set("XMSG_COLL_CMA_MBPS"); mbps && s.cma)
       p.cma_ns_per_byte = p.cma_large_ns_per_byte = *mbps > 0 ? 1e3 / static_cast<double>(*mbps) : 0;
@@ -342,6 +419,8 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     }
     ok = ok && sendrecv(c, &handed_write_ns, sizeof handed_write_ns, 0, nullptr, 0, -1, kTagNodeRegion + 8) ==
                    XMSG_SUCCESS;
+    double unused = 0;
+    if (!ok || !handed_write_over_ring(c, s, partner, &unused)) return NodeProfile{};
   }
   if (sendrecv(c, nullptr, 0, -1, &p, sizeof p, 0, kTagNodeRegion + 6) != XMSG_SUCCESS) return NodeProfile{};
   return p;

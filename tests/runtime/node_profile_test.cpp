@@ -214,23 +214,40 @@ TEST(NodeProfile, AllgatherTakesSingleCopyWithOneReaderOnly) {
   for (int n : {4, 8}) EXPECT_EQ(single_copy_from(p, LargeCollective::kAllgather, n, kChunk), kNeverBytes) << n;
 }
 
-// This VM on 2026-12-06 (evening), 2 ranks pinned: memcpy 56/40 GB/s (256 KiB/2 MiB), handed
-// copy 37 out and 6.7 in, CMA 13.6/10.6, 1500 ns a call. A writer's ring lines cost the handed
-// write only while the call fits in the caches; past them the reader has lost the lines and
-// the write is a plain copy: alltoall's pipelines took 42/76 us at 512 KiB/1 MiB against single
-// copy's 61/125, which the handed write at every size had chosen. Single copy keeps the middle
-// sizes (64-256 KiB: 8-31 us against the pipelines' 13-36).
-TEST(NodeProfile, LargeCallsFlushTheRingFromTheReadersCache) {
-  const NodeProfile p = two_size_profile(400, 56, 40, 13.6, 10.6, 37, 6.7, 1500);
-  const SingleCopySizes alltoall = single_copy_sizes(p, LargeCollective::kAlltoall, 2, kChunk);
+// This VM on 2026-12-06 (evening), 2 ranks pinned. A writer's ring lines cost the handed
+// write while the reader holds them; a call touching more than the reader's core cache holds
+// pushes them out, into the last-level cache, and what the write costs then depends on whether
+// the writer shares that cache: set-up times it over the whole ring after the reader moved as
+// much again of its own.
+//   near hand-offs (floor 0.045 us): memcpy 50/40 GB/s, handed 37 out, 9 in at 256 KiB and 45
+//     over the 1 MiB ring, CMA 14/13, 1.3 us a call: alltoall's pipelines took 42/76-90 us at
+//     512 KiB/1 MiB against single copy's 61/125, which the 256 KiB figure alone had chosen;
+//   far hand-offs (floor 0.154-0.165 us): handed 8.4 out, 1.8 in and 1.9 over the ring, CMA
+//     11.7/11, 1.8 us a call: the pipelines took 680-700 us at 1 MiB, single copy 119.
+TEST(NodeProfile, TheRingWriteDecidesLargeCalls) {
+  NodeProfile near = two_size_profile(150, 50, 40, 14, 13, 37, 9, 1330);
+  near.handed_write_large_ns_per_byte = 1 / 45.0;
+  near.handed_write_large_bytes = int64_t{1} << 20;
+  const SingleCopySizes alltoall = single_copy_sizes(near, LargeCollective::kAlltoall, 2, kChunk);
   EXPECT_LE(alltoall.from, int64_t{64} << 10);
-  EXPECT_GE(alltoall.below, int64_t{256} << 10);
   EXPECT_LE(alltoall.below, int64_t{512} << 10);
-  for (auto kind : kAll) expect_crossover_consistent(p, kind, 2);
-  // Past the caches the pipelines' write side is a plain copy of that size.
-  const int64_t huge = int64_t{64} << 20;
-  EXPECT_DOUBLE_EQ(pipeline_ns(p, LargeCollective::kBcast, 2, huge, kChunk),
-                   static_cast<double>(huge) / 37 + static_cast<double>(kChunk) / 40 + (huge / kChunk) * 400.0);
+  for (auto kind : kAll) expect_crossover_consistent(near, kind, 2);
+  NodeProfile far = two_size_profile(376, 50, 39, 11.7, 11, 8.4, 1.8, 1800);
+  far.handed_write_large_ns_per_byte = 1 / 1.9;
+  far.handed_write_large_bytes = int64_t{1} << 20;
+  const SingleCopySizes far_alltoall = single_copy_sizes(far, LargeCollective::kAlltoall, 2, kChunk);
+  EXPECT_LE(far_alltoall.from, int64_t{64} << 10);
+  EXPECT_EQ(far_alltoall.below, kNeverBytes);
+  for (auto kind : kAll) expect_crossover_consistent(far, kind, 2);
+  // The handed write follows the size between the two measurements; unmeasured over the ring,
+  // the 256 KiB figure holds at every size.
+  EXPECT_DOUBLE_EQ(near.handed_write_at(int64_t{256} << 10), 1 / 9.0);
+  EXPECT_DOUBLE_EQ(near.handed_write_at(int64_t{4} << 20), 1 / 45.0);
+  EXPECT_GT(near.handed_write_at(int64_t{512} << 10), 1 / 45.0);
+  EXPECT_LT(near.handed_write_at(int64_t{512} << 10), 1 / 9.0);
+  NodeProfile small_only = near;
+  small_only.handed_write_large_ns_per_byte = 0;
+  EXPECT_DOUBLE_EQ(small_only.handed_write_at(int64_t{4} << 20), 1 / 9.0);
 }
 
 // Set-up with 4 ranks on the 2 cores timed the handed copies at 8.1 GB/s out and 1.8 in (the
