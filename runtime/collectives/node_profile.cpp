@@ -68,13 +68,9 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
   const int64_t touched = kind == LargeCollective::kAlltoall || kind == LargeCollective::kAllgather ? n * bytes : bytes;
   // Writing over ring lines a reader took: the handed write measured at the call's size (a
   // call touching more than a core's cache may have pushed the ring's lines out of the
-  // reader's: docs/collectives.md). With cores shared, ranks of one core hand over through its
-  // own cache, and set-up's timed hand-overs between two cores also time the scheduler (handed
-  // write 1.8-3.3 GB/s at 4-8 ranks on 2 cores, 6.7 with 2 ranks): plain copies stand for
-  // both. 4 and 8 ranks on 2 cores, 16 KiB-1 MiB: the pipelines took 0.3-0.8 of single copy's
-  // time (alltoall, allreduce), where the timed figures had chosen single copy from 8 KiB.
-  const double handed_write = p.shares_cores ? p.copy_at(touched) : p.handed_write_at(touched);
-  const double handed_out = p.shares_cores ? p.copy_at(touched) : p.handed_copy();
+  // reader's: docs/collectives.md).
+  const double handed_write = p.handed_write_at(touched);
+  const double handed_out = p.handed_copy();
   const double in = std::max(handed_write, p.copy_at(touched));
   const double out = std::max(handed_out, p.copy_at(touched));
   switch (kind) {
