@@ -266,12 +266,13 @@ int64_t ring_bytes(const NodeShm& s) {
   return std::min(static_cast<int64_t>(s.region.pipe_chunk_bytes()) * s.region.pipe_chunks(), kProfileLargeBytes);
 }
 
-// The handed write over the partner's whole ring, up to 2 MiB (when it is larger than
-// share_profile's 256 KiB; NodeProfile::handed_write_large_ns_per_byte): rank 0 reads the ring, the partner
-// writes it all again, three times, the partner's fastest write but the first counting. Rank 0
-// and its partner call it together; rank 0 gets the figure (ns per byte; 0 when not measured).
-// Once per pair of processes: rank 0 remembers the figure by the partner's pid, and tells the
-// partner whether they measure (a 1 MiB ring: 0.1-0.3 ms with near hand-offs, ~2 ms far).
+// The handed write over the partner's whole ring, up to 2 MiB, when that is more than
+// share_profile's 256 KiB (NodeProfile::handed_write_large_ns_per_byte): rank 0 reads the
+// ring, the partner writes all of it again, three times; the fastest write but the first
+// counts. Rank 0 and its partner call it together; rank 0 gets the figure (ns per byte; 0 when
+// not measured). Once per pair of processes: rank 0 remembers the figure by the partner's pid
+// and tells the partner whether they measure (a 1 MiB ring at the rates it reads here: about
+// 0.3 ms with near hand-offs, 2 ms far).
 bool handed_write_over_ring(const Comm& c, const NodeShm& s, int partner, double* ns_per_byte) {
   constexpr int kTrials = 3;
   const int64_t bytes = ring_bytes(s);
