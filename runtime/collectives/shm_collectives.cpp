@@ -261,6 +261,39 @@ NodeProfile local_copy_costs(bool cma) {
   return answer;
 }
 
+// A timed rewrite, as a pipeline's writer does when its ring comes round: `trials` times the
+// partner writes the lines and rank 0 reads them (tokens on `tag` take turns). Rank 0's side:
+// read(i) on its turn.
+template <class Read>
+bool reader_turns(const Comm& c, int partner, int trials, int tag, Read&& read) {
+  char token = 0;
+  for (int i = 0; i < trials; ++i) {
+    if (sendrecv(c, nullptr, 0, -1, &token, 1, partner, tag) != XMSG_SUCCESS) return false;
+    read(i);
+    if (sendrecv(c, &token, 1, partner, nullptr, 0, -1, tag) != XMSG_SUCCESS) return false;
+  }
+  return true;
+}
+
+// The partner's side: writes `bytes` over `ring` on each turn; *best_ns is the fastest write
+// but the first (which finds lines nobody has read yet).
+bool writer_turns(const Comm& c, std::byte* ring, size_t bytes, int trials, int tag, double* best_ns) {
+  const std::vector<std::byte> source(bytes, std::byte{1});
+  char token = 0;
+  *best_ns = 0;
+  for (int i = 0; i < trials; ++i) {
+    timespec a;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    std::memcpy(ring, source.data(), bytes);
+    asm volatile("" : : "r"(ring) : "memory");
+    if (const double t = ns_since(a); i == 1 || (i > 1 && t < *best_ns)) *best_ns = t;
+    if (sendrecv(c, &token, 1, 0, nullptr, 0, -1, tag) != XMSG_SUCCESS ||
+        sendrecv(c, nullptr, 0, -1, &token, 1, 0, tag) != XMSG_SUCCESS)
+      return false;
+  }
+  return true;
+}
+
 // What handed_write_over_ring writes: a rank's whole ring, at most kProfileLargeBytes.
 int64_t ring_bytes(const NodeShm& s) {
   return std::min(static_cast<int64_t>(s.region.pipe_chunk_bytes()) * s.region.pipe_chunks(), kProfileLargeBytes);
@@ -296,14 +329,12 @@ bool handed_write_over_ring(const Comm& c, const NodeShm& s, int partner, double
     // much again of its own (a call's other blocks), which pushes the ring's lines out of its
     // core's cache -- into a last-level cache the writer shares, or one it does not.
     std::vector<std::byte> out(static_cast<size_t>(bytes)), other(static_cast<size_t>(bytes), std::byte{5});
-    char token = 0;
-    for (int i = 0; i < kTrials; ++i) {
-      if (sendrecv(c, nullptr, 0, -1, &token, 1, partner, kTagNodeRegion + 9) != XMSG_SUCCESS) return false;
-      std::memcpy(out.data(), ring, static_cast<size_t>(bytes));
-      std::memcpy(out.data(), other.data(), static_cast<size_t>(bytes));
-      asm volatile("" : : "r"(out.data()) : "memory");
-      if (sendrecv(c, &token, 1, partner, nullptr, 0, -1, kTagNodeRegion + 9) != XMSG_SUCCESS) return false;
-    }
+    if (!reader_turns(c, partner, kTrials, kTagNodeRegion + 9, [&](int) {
+          std::memcpy(out.data(), ring, static_cast<size_t>(bytes));
+          std::memcpy(out.data(), other.data(), static_cast<size_t>(bytes));
+          asm volatile("" : : "r"(out.data()) : "memory");
+        }))
+      return false;
     double best_ns = 0;
     if (sendrecv(c, nullptr, 0, -1, &best_ns, sizeof best_ns, partner, kTagNodeRegion + 9) != XMSG_SUCCESS) return false;
     *ns_per_byte = best_ns / static_cast<double>(bytes);
@@ -313,20 +344,8 @@ bool handed_write_over_ring(const Comm& c, const NodeShm& s, int partner, double
   }
   if (sendrecv(c, nullptr, 0, -1, &measure, 1, 0, kTagNodeRegion + 9) != XMSG_SUCCESS) return false;
   if (!measure) return true;
-  std::vector<std::byte> source(static_cast<size_t>(bytes), std::byte{3});
-  char token = 0;
   double best_ns = 0;
-  for (int i = 0; i < kTrials; ++i) {
-    timespec a;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    std::memcpy(ring, source.data(), static_cast<size_t>(bytes));
-    asm volatile("" : : "r"(ring) : "memory");
-    // The first write finds lines nobody has read yet.
-    if (const double t = ns_since(a); i == 1 || (i > 1 && t < best_ns)) best_ns = t;
-    if (sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 9) != XMSG_SUCCESS ||
-        sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 9) != XMSG_SUCCESS)
-      return false;
-  }
+  if (!writer_turns(c, ring, static_cast<size_t>(bytes), kTrials, kTagNodeRegion + 9, &best_ns)) return false;
   return sendrecv(c, &best_ns, sizeof best_ns, 0, nullptr, 0, -1, kTagNodeRegion + 9) == XMSG_SUCCESS;
 }
 
@@ -358,16 +377,15 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     }
     std::vector<std::byte> out(handed_bytes, std::byte{0});
     double handed_ns = 0;
-    for (int i = 0; i < kHandedCopies; ++i) {
-      if (sendrecv(c, nullptr, 0, -1, &token, 1, partner, kTagNodeRegion + 7) != XMSG_SUCCESS) return NodeProfile{};
-      timespec a;
-      clock_gettime(CLOCK_MONOTONIC, &a);
-      std::memcpy(out.data(), partner_chunks, handed_bytes);
-      asm volatile("" : : "r"(out.data()) : "memory");
-      const double t = ns_since(a);
-      if (i == 0 || t < handed_ns) handed_ns = t;
-      if (sendrecv(c, &token, 1, partner, nullptr, 0, -1, kTagNodeRegion + 7) != XMSG_SUCCESS) return NodeProfile{};
-    }
+    if (!reader_turns(c, partner, kHandedCopies, kTagNodeRegion + 7, [&](int i) {
+          timespec a;
+          clock_gettime(CLOCK_MONOTONIC, &a);
+          std::memcpy(out.data(), partner_chunks, handed_bytes);
+          asm volatile("" : : "r"(out.data()) : "memory");
+          const double t = ns_since(a);
+          if (i == 0 || t < handed_ns) handed_ns = t;
+        }))
+      return NodeProfile{};
     double handed_write_ns = 0;
     if (sendrecv(c, nullptr, 0, -1, &handed_write_ns, sizeof handed_write_ns, partner, kTagNodeRegion + 8) !=
         XMSG_SUCCESS)
@@ -406,18 +424,8 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     for (int i = 0; ok && i < kWarmUp + kRoundTrips; ++i)
       ok = sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 5) == XMSG_SUCCESS &&
            sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 5) == XMSG_SUCCESS;
-    std::vector<std::byte> source(handed_bytes, std::byte{1});
     double handed_write_ns = 0;
-    for (int i = 0; ok && i < kHandedCopies; ++i) {
-      timespec a;
-      clock_gettime(CLOCK_MONOTONIC, &a);
-      std::memcpy(partner_chunks, source.data(), handed_bytes);
-      asm volatile("" : : "r"(partner_chunks) : "memory");
-      // The first write finds lines nobody has read yet.
-      if (const double t = ns_since(a); i == 1 || (i > 1 && t < handed_write_ns)) handed_write_ns = t;
-      ok = sendrecv(c, &token, 1, 0, nullptr, 0, -1, kTagNodeRegion + 7) == XMSG_SUCCESS &&
-           sendrecv(c, nullptr, 0, -1, &token, 1, 0, kTagNodeRegion + 7) == XMSG_SUCCESS;
-    }
+    ok = ok && writer_turns(c, partner_chunks, handed_bytes, kHandedCopies, kTagNodeRegion + 7, &handed_write_ns);
     ok = ok && sendrecv(c, &handed_write_ns, sizeof handed_write_ns, 0, nullptr, 0, -1, kTagNodeRegion + 8) ==
                    XMSG_SUCCESS;
     double unused = 0;
