@@ -41,6 +41,14 @@ NodeProfile two_size_profile(double sync_ns, double copy_gbps, double copy_large
   return p;
 }
 
+// `p` with its handed write also timed over a 1 MiB ring (GB/s), and cores shared or not.
+NodeProfile with_ring_write(NodeProfile p, double ring_gbps, bool shares_cores = false) {
+  p.handed_write_large_ns_per_byte = 1 / ring_gbps;
+  p.handed_write_large_bytes = int64_t{1} << 20;
+  p.shares_cores = shares_cores;
+  return p;
+}
+
 int64_t single_copy_from(const NodeProfile& p, LargeCollective kind, int n, int64_t chunk) {
   return single_copy_sizes(p, kind, n, chunk).from;
 }
@@ -225,16 +233,12 @@ TEST(NodeProfile, AllgatherTakesSingleCopyWithOneReaderOnly) {
 //   far hand-offs (floor 0.154-0.165 us): handed 8.4 out, 1.8 in and 1.9 over the ring, CMA
 //     11.7/11, 1.8 us a call: the pipelines took 680-700 us at 1 MiB, single copy 119.
 TEST(NodeProfile, TheRingWriteDecidesLargeCalls) {
-  NodeProfile near = two_size_profile(150, 50, 40, 14, 13, 37, 9, 1330);
-  near.handed_write_large_ns_per_byte = 1 / 45.0;
-  near.handed_write_large_bytes = int64_t{1} << 20;
+  const NodeProfile near = with_ring_write(two_size_profile(150, 50, 40, 14, 13, 37, 9, 1330), 45);
   const SingleCopySizes alltoall = single_copy_sizes(near, LargeCollective::kAlltoall, 2, kChunk);
   EXPECT_LE(alltoall.from, int64_t{64} << 10);
   EXPECT_LE(alltoall.below, int64_t{512} << 10);
   for (auto kind : kAll) expect_crossover_consistent(near, kind, 2);
-  NodeProfile far = two_size_profile(376, 50, 39, 11.7, 11, 8.4, 1.8, 1800);
-  far.handed_write_large_ns_per_byte = 1 / 1.9;
-  far.handed_write_large_bytes = int64_t{1} << 20;
+  const NodeProfile far = with_ring_write(two_size_profile(376, 50, 39, 11.7, 11, 8.4, 1.8, 1800), 1.9);
   const SingleCopySizes far_alltoall = single_copy_sizes(far, LargeCollective::kAlltoall, 2, kChunk);
   EXPECT_LE(far_alltoall.from, int64_t{64} << 10);
   EXPECT_EQ(far_alltoall.below, kNeverBytes);
@@ -257,18 +261,12 @@ TEST(NodeProfile, TheRingWriteDecidesLargeCalls) {
 //   far hand-offs: handed 8.1 out, 1.8 in; at 8 ranks the pipelines took 1.5-2.4x Open MPI
 //     from 32 KiB, single copy 0.9-1.1.
 TEST(NodeProfile, SharedCoresFollowTheTimedHandOvers) {
-  NodeProfile near = two_size_profile(2100, 25, 30, 12.2, 10, 25, 8, 1500);
-  near.handed_write_large_ns_per_byte = 1 / 26.0;
-  near.handed_write_large_bytes = int64_t{1} << 20;
-  near.shares_cores = true;
+  const NodeProfile near = with_ring_write(two_size_profile(2100, 25, 30, 12.2, 10, 25, 8, 1500), 26, true);
   for (int64_t bytes : {int64_t{128} << 10, int64_t{1} << 20})
     EXPECT_FALSE(single_copy_wins(near, LargeCollective::kAlltoall, 4, bytes)) << bytes;
   for (int64_t bytes : {int64_t{64} << 10, int64_t{1} << 20})
     EXPECT_FALSE(single_copy_wins(near, LargeCollective::kAlltoall, 8, bytes)) << bytes;
-  NodeProfile far = two_size_profile(2400, 45, 33, 12.3, 7.7, 8.1, 1.8, 1542);
-  far.handed_write_large_ns_per_byte = 1 / 1.9;
-  far.handed_write_large_bytes = int64_t{1} << 20;
-  far.shares_cores = true;
+  const NodeProfile far = with_ring_write(two_size_profile(2400, 45, 33, 12.3, 7.7, 8.1, 1.8, 1542), 1.9, true);
   for (int64_t bytes : {int64_t{32} << 10, int64_t{1} << 20})
     EXPECT_TRUE(single_copy_wins(far, LargeCollective::kAlltoall, 8, bytes)) << bytes;
   for (int n : {4, 8}) {
