@@ -1,5 +1,6 @@
 #include "PmixServer.hpp"
 
+#include "PmixClientOwner.hpp"
 #include "Topology.hpp"
 
 #include <pmix.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -56,7 +58,10 @@ pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char ms
 
 // A client finished PMIx_Init's handshake. OpenPMIx 4.2 calls this without a callback
 // (client_connected2 would be preferred when set; the plain one is enough).
+// An error here makes the library close the connection before the client is one of its peers
+// (ptl_base_connection_hdlr.c), so a refused client leaves no trace: its going is no rank's.
 pmix_status_t on_client_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
+  if (!g_server->client_is_ours(*proc)) return PMIX_ERR_NO_PERMISSIONS;
   g_server->set_client_state(static_cast<int>(proc->rank), ClientState::kConnected);
   return PMIX_OPERATION_SUCCEEDED;
 }
@@ -154,7 +159,8 @@ void load_string(pmix_info_t* info, const char* key, const std::string& value) {
 }  // namespace
 
 PmixServer::PmixServer(const std::string& hostname, const std::string& tmpdir,
-                       const Topology* topology) {
+                       const Topology* topology)
+    : hostname_(hostname) {
   event_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (event_fd_ < 0) throw std::runtime_error("eventfd failed");
   g_server = this;
@@ -371,6 +377,30 @@ void PmixServer::setup_fork(const std::string& nspace, int rank, std::vector<std
   }
   std::free(arr);
   if (st != PMIX_SUCCESS) throw std::runtime_error("PMIx_server_setup_fork: " + status_text(st));
+  if (!port_) port_ = pmix_port_in(env);
+}
+
+// Only the job's user: OpenPMIx believes the uid a TCP client claims, the kernel's socket
+// table does not (PmixClientOwner.hpp). Processes of the job's user are trusted anyway: they
+// can read the job secret's file.
+bool PmixServer::client_is_ours(const pmix_proc_t& proc) {
+  const uint16_t port = port_;
+  std::string why;
+  if (!port) {
+    why = "the server's port is unknown (no tcp URI for clients)";
+  } else {
+    auto client = connecting_pmix_client(port);
+    if (auto* c = std::get_if<ConnectingClient>(&client)) {
+      if (c->uid == ::getuid()) return true;
+      why = "its socket (" + c->address + ") belongs to uid " + std::to_string(c->uid) +
+            ", not to the job's user (uid " + std::to_string(::getuid()) + ")";
+    } else {
+      why = std::get<std::string>(client);
+    }
+  }
+  std::fprintf(stderr, "xmsgrun: PMIx server on %s refused a client claiming rank %u of %s: %s\n",
+               hostname_.c_str(), proc.rank, proc.nspace, why.c_str());
+  return false;
 }
 
 void PmixServer::ask_local_modex(const std::string& nspace, int rank, uint64_t request) {

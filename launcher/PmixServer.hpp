@@ -12,6 +12,7 @@
 
 #include <pmix_server.h>
 
+#include <atomic>
 #include <cstdint>
 #include <chrono>
 #include <map>
@@ -101,7 +102,13 @@ class PmixServer {
   // answer) releases objects the PMIx thread may be using, without a lock.
   void answer_on_pmix_thread(pmix_op_cbfunc_t cbfunc, void* cbdata);
 
+  // Whether the client the library is accepting (on the PMIx thread, in the client_connected
+  // upcall) runs as the job's user; says why not on stderr.
+  bool client_is_ours(const pmix_proc_t& proc);
+
  private:
+  std::string hostname_;
+  std::atomic<uint16_t> port_{0};  // learned in setup_fork, before any client can exist
   int event_fd_ = -1;
   std::mutex mutex_;
   std::vector<ServerEvent> events_;

@@ -16,8 +16,8 @@
 //   3. call rank 1 as rank 0 with the best secret it got (else a guess), send the proof and an
 //      eager message (tests/faults/impersonation_job.cpp's tag) right behind it, and watch
 //      whether rank 1 closes the connection.
-// Then it keeps its PMIx connection until stdin closes (see main). Exits 0 when it did all
-// three, whatever the outcomes (the test judges them), 1 when it could not even try.
+// Then it exits, which closes whatever it got. Exits 0 when it did all three, whatever the
+// outcomes (the test judges them), 1 when it could not even try.
 #include "raw_tcp_client.hpp"
 
 #include "Frame.hpp"
@@ -25,15 +25,20 @@
 #include <pmix.h>
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -117,6 +122,51 @@ std::optional<std::string> search_pmix_store(const std::string& nspace, const st
   return secret;
 }
 
+// Step 2 in a child process, given `limit_s` to answer. A server that refuses a client after
+// OpenPMIx's handshake answer (as xmsgrun's does) closes the connection; the client library
+// then fails PMIx_Init, or now and then waits forever for the answer to its first request.
+std::optional<std::string> search_pmix_store_within(const std::string& nspace, const std::string& uri,
+                                                    std::string& rank1_address, int limit_s) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(stdout);
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error("fork failed");
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string address = rank1_address;
+    auto secret = search_pmix_store(nspace, uri, address);
+    const std::string out = (secret ? "+" + *secret : "-") + "\n" + address + "\n";
+    [[maybe_unused]] ssize_t n = ::write(fds[1], out.data(), out.size());
+    std::fflush(stdout);
+    ::_exit(0);  // leaves the PMIx connection, if it got one
+  }
+  ::close(fds[1]);
+  std::string got;
+  pollfd p{fds[0], POLLIN, 0};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    char buf[512];
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  const size_t nl = got.find('\n');
+  if (nl == std::string::npos || got.back() != '\n') {
+    say("join the PMIx server as uid " + std::to_string(g_claimed_uid),
+        "refused: no answer within " + std::to_string(limit_s) + " s");
+    return std::nullopt;
+  }
+  rank1_address = got.substr(nl + 1, got.size() - nl - 2);
+  if (got[0] == '+') return got.substr(1, nl - 1);
+  return std::nullopt;
+}
+
 // Step 3.
 void call_as_rank0(const std::string& address, const std::string& secret) {
   using namespace xmsg;
@@ -173,19 +223,15 @@ int main(int argc, char** argv) {
       if (auto s = read_secret_file(job_dir + "/" + node + "/job/secret"); s && !secret) secret = s;
     g_claimed_uid = st.st_uid;
     g_claimed_gid = st.st_gid;
-    if (auto s = search_pmix_store(nspace, uri, rank1_address); s && !secret) secret = s;
+    if (auto s = search_pmix_store_within(nspace, uri, rank1_address, 5); s && !secret) secret = s;
     if (!secret) {
       secret = std::string(32, '0');
       say("secret", "none found: guessing " + *secret);
     }
     call_as_rank0(rank1_address, *secret);
-    // Holding on to the PMIx connection until the test says the job is over: when a client
-    // that joined as rank 1 goes, OpenPMIx takes rank 1 for lost and the job's next fence
-    // never completes. That is a denial of service, not the impersonation tested here.
-    say("done", "holding the PMIx connection until stdin closes");
-    char c;
-    while (::read(0, &c, 1) > 0) {
-    }
+    // Exiting closes a PMIx connection it may have got: a client accepted as rank 1 that goes
+    // is taken by OpenPMIx for rank 1 lost, and the job's next fence would never complete.
+    say("done", "leaving");
   } catch (const std::exception& e) {
     say("gave up", e.what());
     return 1;

@@ -1,21 +1,27 @@
 // Unit tests of the launcher's building blocks: the job plan (rank split, identity, paths, the
-// secret file), the framed channel between coordinator and node servers, and cleanup of job files.
+// secret file), the framed channel between coordinator and node servers, cleanup of job files,
+// and how the PMIx server tells which connection it is accepting and whose it is.
 #include "Channel.hpp"
 #include "Cleanup.hpp"
 #include "JobPlan.hpp"
+#include "PmixClientOwner.hpp"
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <variant>
 
 using namespace xmsg::launcher;
 
@@ -225,6 +231,119 @@ TEST(Cleanup, RemovesTheTreeAndOnlyThisJobsShmFiles) {
   EXPECT_NE(::access(mine.c_str(), F_OK), 0);
   EXPECT_EQ(::access(other.c_str(), F_OK), 0);
   ::unlink(other.c_str());
+}
+
+TEST(PmixClientOwner, PortFromTheUriGivenToClients) {
+  EXPECT_EQ(pmix_port_in({"PATH=/bin", "PMIX_SERVER_URI41=pmix-server.12;tcp4://127.0.0.1:40123"}), 40123);
+  EXPECT_EQ(pmix_port_in({"PMIX_SERVER_URI4=pmix-server.12;tcp6://[::1]:1234"}), 1234);
+  EXPECT_EQ(pmix_port_in({"PMIX_SERVER_URI2=pmix-server.12;tcp4://127.0.0.1:0"}), 0);
+  EXPECT_EQ(pmix_port_in({"PMIX_NAMESPACE=tcp4://127.0.0.1:5"}), 0);
+  EXPECT_EQ(pmix_port_in({}), 0);
+}
+
+// Loopback connections to a listener of this process, in the states a PMIx server's ones are in
+// when the library calls client_connected: accepted earlier (non-blocking, answered), not yet
+// handled (blocking, nothing sent) and being accepted (blocking, 8 bytes answered).
+TEST(PmixClientOwner, FindsTheConnectionBeingAcceptedAndItsOwner) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const uint16_t port = ntohs(addr.sin_port);
+  struct Pair {
+    int client = -1, served = -1;
+    uint16_t client_port = 0;
+  };
+  auto connect_one = [&] {
+    Pair p;
+    p.client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    EXPECT_EQ(::connect(p.client, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    p.served = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    sockaddr_in mine{};
+    socklen_t l = sizeof mine;
+    ::getsockname(p.client, reinterpret_cast<sockaddr*>(&mine), &l);
+    p.client_port = ntohs(mine.sin_port);
+    return p;
+  };
+  auto answer = [](const Pair& p) {
+    const char eight[8] = {};
+    EXPECT_EQ(::send(p.served, eight, sizeof eight, 0), 8);
+    char got[8];
+    EXPECT_EQ(::recv(p.client, got, sizeof got, MSG_WAITALL), 8);
+  };
+  const Pair earlier = connect_one(), waiting = connect_one();
+  answer(earlier);
+  ::fcntl(earlier.served, F_SETFL, ::fcntl(earlier.served, F_GETFL) | O_NONBLOCK);
+
+  auto none = connecting_pmix_client(port);  // nothing is being accepted yet
+  ASSERT_TRUE(std::holds_alternative<std::string>(none));
+  EXPECT_NE(std::get<std::string>(none).find("0 connections"), std::string::npos) << std::get<std::string>(none);
+
+  const Pair current = connect_one();
+  answer(current);
+  auto found = connecting_pmix_client(port);
+  ASSERT_TRUE(std::holds_alternative<ConnectingClient>(found)) << std::get<std::string>(found);
+  EXPECT_EQ(std::get<ConnectingClient>(found).uid, ::getuid());
+  EXPECT_EQ(std::get<ConnectingClient>(found).address, "127.0.0.1:" + std::to_string(current.client_port));
+
+  ::close(current.client);  // the client went before its owner could be asked
+  ::usleep(20000);
+  auto gone = connecting_pmix_client(port);
+  if (auto* c = std::get_if<ConnectingClient>(&gone)) ADD_FAILURE() << "still found " << c->address;
+
+  for (const Pair& p : {earlier, waiting, current}) {
+    if (p.client != current.client) ::close(p.client);
+    ::close(p.served);
+  }
+  ::close(listener);
+}
+
+// The owner is the kernel's word, not the client's: a socket made by another user is theirs.
+TEST(PmixClientOwner, ReportsAnotherUsersSocketAsTheirs) {
+  if (::geteuid() != 0) GTEST_SKIP() << "making a socket as another user needs root";
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  int hold[2];
+  ASSERT_EQ(::pipe(hold), 0);
+  const uid_t other = 65534;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // another user's client: connects, then waits until the pipe closes
+    ::close(hold[1]);
+    if (::setresgid(other, other, other) != 0 || ::setresuid(other, other, other) != 0) ::_exit(2);
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) ::_exit(3);
+    char c;
+    while (::read(hold[0], &c, 1) > 0) {
+    }
+    ::_exit(0);
+  }
+  ::close(hold[0]);
+  const int served = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+  ASSERT_GE(served, 0);
+  const char eight[8] = {};
+  ASSERT_EQ(::send(served, eight, sizeof eight, 0), 8);
+  auto found = connecting_pmix_client(ntohs(addr.sin_port));
+  ::close(hold[1]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(served);
+  ::close(listener);
+  ASSERT_TRUE(std::holds_alternative<ConnectingClient>(found)) << std::get<std::string>(found);
+  EXPECT_EQ(std::get<ConnectingClient>(found).uid, other);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the other user's client failed: " << status;
 }
 
 }  // namespace

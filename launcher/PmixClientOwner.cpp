@@ -1,0 +1,160 @@
+#include "PmixClientOwner.hpp"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/tcp.h>  // tcpi_bytes_sent (glibc's netinet/tcp.h stops before it)
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace xmsg::launcher {
+
+namespace {
+
+// What the library has sent on a connection when it calls client_connected: the handshake's
+// status and the client's index, a uint32_t each (ptl_base_connection_hdlr.c, OpenPMIx 4.2).
+constexpr int64_t kHandshakeAnswerBytes = 8;
+
+uint16_t port_of(const sockaddr_storage& a) {
+  if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
+  if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
+  return 0;
+}
+
+std::string printable(const sockaddr_storage& a) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  if (a.ss_family == AF_INET)
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(a).sin_addr, host, sizeof host);
+  else
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(a).sin6_addr, host, sizeof host);
+  return std::string(host) + ":" + std::to_string(port_of(a));
+}
+
+// Bytes this end has sent, retransmissions not counted; -1 where the kernel does not say.
+int64_t bytes_sent(int fd) {
+  tcp_info ti{};
+  socklen_t len = sizeof ti;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return -1;
+  if (len < offsetof(tcp_info, tcpi_bytes_retrans) + sizeof ti.tcpi_bytes_retrans) return -1;
+  return static_cast<int64_t>(ti.tcpi_bytes_sent - ti.tcpi_bytes_retrans);
+}
+
+struct Candidate {
+  sockaddr_storage local{};
+  sockaddr_storage peer{};
+};
+
+// The owner of the socket whose own address is `local` and whose peer is `remote`, asked of
+// the kernel by that exact address pair (sock_diag; what ss(8) reads, open to every user), in
+// this network namespace; -1 on error or unless it is still connected. A closed one is no
+// client's, and once in TIME_WAIT the kernel reports uid 0 for it: a job run as root would
+// take an attacker's connection, closed right after its handshake, for one of its own.
+constexpr uint8_t kTcpEstablished = 1;  // TCP_ESTABLISHED of the kernel's tcp_states.h
+
+long long socket_owner(const sockaddr_storage& local, const sockaddr_storage& remote) {
+  const int nl = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (nl < 0) return -1;
+  struct {
+    nlmsghdr header;
+    inet_diag_req_v2 body;
+  } req{};
+  req.header.nlmsg_len = sizeof req;
+  req.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  req.header.nlmsg_flags = NLM_F_REQUEST;  // one socket, not a dump
+  req.body.sdiag_family = static_cast<uint8_t>(local.ss_family);
+  req.body.sdiag_protocol = IPPROTO_TCP;
+  req.body.idiag_states = ~0u;
+  inet_diag_sockid& id = req.body.id;
+  if (local.ss_family == AF_INET) {
+    const auto& l = reinterpret_cast<const sockaddr_in&>(local);
+    const auto& r = reinterpret_cast<const sockaddr_in&>(remote);
+    id.idiag_sport = l.sin_port;
+    id.idiag_dport = r.sin_port;
+    std::memcpy(id.idiag_src, &l.sin_addr, sizeof l.sin_addr);
+    std::memcpy(id.idiag_dst, &r.sin_addr, sizeof r.sin_addr);
+  } else {
+    const auto& l = reinterpret_cast<const sockaddr_in6&>(local);
+    const auto& r = reinterpret_cast<const sockaddr_in6&>(remote);
+    id.idiag_sport = l.sin6_port;
+    id.idiag_dport = r.sin6_port;
+    std::memcpy(id.idiag_src, &l.sin6_addr, sizeof l.sin6_addr);
+    std::memcpy(id.idiag_dst, &r.sin6_addr, sizeof r.sin6_addr);
+  }
+  id.idiag_cookie[0] = id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+  long long owner = -1;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (::sendto(nl, &req, sizeof req, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) ==
+      static_cast<ssize_t>(sizeof req)) {
+    alignas(nlmsghdr) char answer[8192];
+    const ssize_t n = ::recv(nl, answer, sizeof answer, 0);
+    const auto* h = reinterpret_cast<const nlmsghdr*>(answer);
+    if (n >= static_cast<ssize_t>(sizeof *h) && NLMSG_OK(h, static_cast<size_t>(n)) &&
+        h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+        h->nlmsg_len >= NLMSG_LENGTH(sizeof(inet_diag_msg))) {
+      const auto* m = static_cast<const inet_diag_msg*>(NLMSG_DATA(h));
+      if (m->idiag_state == kTcpEstablished) owner = m->idiag_uid;
+    }
+  }
+  ::close(nl);
+  return owner;
+}
+
+}  // namespace
+
+uint16_t pmix_port_in(const std::vector<std::string>& env) {
+  for (const auto& var : env) {
+    if (var.rfind("PMIX_SERVER_URI", 0) != 0) continue;
+    for (const char* scheme : {"tcp4://", "tcp6://"}) {
+      const size_t at = var.find(scheme);
+      if (at == std::string::npos) continue;
+      const size_t colon = var.rfind(':');  // after the host ("[::1]" has colons of its own)
+      if (colon == std::string::npos || colon < at + std::strlen(scheme)) continue;
+      const long port = std::strtol(var.c_str() + colon + 1, nullptr, 10);
+      if (port > 0 && port < 65536) return static_cast<uint16_t>(port);
+    }
+  }
+  return 0;
+}
+
+std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port) {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (!dir) return std::string("cannot list /proc/self/fd: ") + std::strerror(errno);
+  std::vector<Candidate> found;
+  while (dirent* e = ::readdir(dir)) {
+    char* end = nullptr;
+    const long fd = std::strtol(e->d_name, &end, 10);
+    if (end == e->d_name || *end != '\0' || fd == ::dirfd(dir)) continue;
+    // Cheapest test first: every client accepted earlier is non-blocking.
+    const int flags = ::fcntl(static_cast<int>(fd), F_GETFL);
+    if (flags < 0 || (flags & O_NONBLOCK)) continue;
+    Candidate c;
+    socklen_t len = sizeof c.local;
+    if (::getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&c.local), &len) != 0) continue;
+    if ((c.local.ss_family != AF_INET && c.local.ss_family != AF_INET6) || port_of(c.local) != port) continue;
+    len = sizeof c.peer;
+    if (::getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&c.peer), &len) != 0) continue;
+    if (bytes_sent(static_cast<int>(fd)) != kHandshakeAnswerBytes) continue;  // not yet handled
+    found.push_back(c);
+  }
+  ::closedir(dir);
+  if (found.size() != 1)
+    return std::to_string(found.size()) +
+           " connections to the server's port look like the one being accepted (blocking, 8 bytes "
+           "answered); expected exactly 1 (OpenPMIx 4.2's order; has the library changed?)";
+  const long long owner = socket_owner(found[0].peer, found[0].local);
+  if (owner < 0) return "the client's socket (" + printable(found[0].peer) + ") is no longer connected";
+  return ConnectingClient{static_cast<uid_t>(owner), printable(found[0].peer)};
+}
+
+}  // namespace xmsg::launcher

@@ -1,0 +1,37 @@
+#pragma once
+// Who owns the other end of the PMIx connection the library is accepting right now.
+//
+// OpenPMIx 4's `native` security takes a TCP client's uid from what the client says, so any
+// local user can connect to a node server's loopback port claiming one of the job's ranks
+// (issue 19: the job's store is readable, and a client that joins as rank r and goes is taken
+// for rank r lost, so the job's next fence never completes). The kernel knows better: a
+// socket's owner is its creator's, and nobody can claim
+// another's (sock_diag reports it to every user). The library tells the host nothing about the socket, but it calls the
+// client_connected upcall on its own thread right after answering the handshake (4 bytes of
+// status, 4 of the client's index) and before it makes the socket non-blocking; connections
+// accepted but not yet handled have had nothing sent on them, and handled ones are
+// non-blocking. So the one connection to the server's port that is blocking and has had
+// exactly 8 bytes sent is the one being accepted.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace xmsg::launcher {
+
+// The loopback port a client is told to connect to, from the variables
+// PMIx_server_setup_fork adds ("pmix-server.<pid>;tcp4://127.0.0.1:<port>"); 0 if none.
+uint16_t pmix_port_in(const std::vector<std::string>& env);
+
+struct ConnectingClient {
+  uid_t uid = 0;        // owner of the client's socket
+  std::string address;  // the client's address and port
+};
+
+// The connection to this process's `port` that the PMIx library is accepting on the calling
+// thread (see above), or why it cannot be told.
+std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port);
+
+}  // namespace xmsg::launcher
