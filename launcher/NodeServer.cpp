@@ -369,6 +369,7 @@ void NodeServer::spawn_ranks() {
     }
     if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     alive_[pid] = r;
+    if (server_) server_->expect_client(r, pid);
     ::close(out_fd);
     ::close(err_fd);
   }
@@ -508,9 +509,12 @@ void NodeServer::on_exit(pid_t pid, int status) {
   // A rank that called PMIx_Init and leaves without PMIx_Finalize is a failure whatever its
   // status (as under mpirun): its peers may wait for it forever.
   const bool unfinalized = server_ && server_->client_state(rank) == ClientState::kConnected;
-  // Before the coordinator hears of it and has the other ranks killed (kill_alive). A PMIx
-  // thread that does not settle within the limit is not waited for again.
-  if (unfinalized && !pmix_unsettled_) pmix_unsettled_ = !server_->settle(kSettleLimit);
+  // The library learns of the rank's end only now (release_connections), and it has run what
+  // that set off before the next rank's end and before the coordinator hears of this one
+  // and has the other ranks killed (kill_alive). A PMIx thread that does not settle within
+  // the limit is not waited for again.
+  const bool released = server_ && server_->release_connections(rank, kSettleLimit);
+  if ((unfinalized || released) && !pmix_unsettled_) pmix_unsettled_ = !server_->settle(kSettleLimit);
   note_rank_crash(rank, status);
   channel_.send(MessageWriter(Msg::RankExit)
                     .put_i32(rank)

@@ -9,6 +9,8 @@
 #include <linux/tcp.h>  // tcpi_bytes_sent (glibc's netinet/tcp.h stops before it)
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,6 +54,7 @@ int64_t bytes_sent(int fd) {
 struct Candidate {
   sockaddr_storage local{};
   sockaddr_storage peer{};
+  int fd = -1;
 };
 
 // The owner of the socket whose own address is `local` and whose peer is `remote`, asked of
@@ -61,9 +64,14 @@ struct Candidate {
 // take an attacker's connection, closed right after its handshake, for one of its own.
 constexpr uint8_t kTcpEstablished = 1;  // TCP_ESTABLISHED of the kernel's tcp_states.h
 
-long long socket_owner(const sockaddr_storage& local, const sockaddr_storage& remote) {
+struct SocketOwner {
+  long long uid = -1;
+  uint64_t inode = 0;
+};
+
+SocketOwner socket_owner(const sockaddr_storage& local, const sockaddr_storage& remote) {
   const int nl = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-  if (nl < 0) return -1;
+  if (nl < 0) return {};
   struct {
     nlmsghdr header;
     inet_diag_req_v2 body;
@@ -91,7 +99,7 @@ long long socket_owner(const sockaddr_storage& local, const sockaddr_storage& re
     std::memcpy(id.idiag_dst, &r.sin6_addr, sizeof r.sin6_addr);
   }
   id.idiag_cookie[0] = id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-  long long owner = -1;
+  SocketOwner owner;
   sockaddr_nl kernel{};
   kernel.nl_family = AF_NETLINK;
   if (::sendto(nl, &req, sizeof req, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) ==
@@ -103,7 +111,7 @@ long long socket_owner(const sockaddr_storage& local, const sockaddr_storage& re
         h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
         h->nlmsg_len >= NLMSG_LENGTH(sizeof(inet_diag_msg))) {
       const auto* m = static_cast<const inet_diag_msg*>(NLMSG_DATA(h));
-      if (m->idiag_state == kTcpEstablished) owner = m->idiag_uid;
+      if (m->idiag_state == kTcpEstablished) owner = {m->idiag_uid, m->idiag_inode};
     }
   }
   ::close(nl);
@@ -145,6 +153,7 @@ std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port
     len = sizeof c.peer;
     if (::getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&c.peer), &len) != 0) continue;
     if (bytes_sent(static_cast<int>(fd)) != kHandshakeAnswerBytes) continue;  // not yet handled
+    c.fd = static_cast<int>(fd);
     found.push_back(c);
   }
   ::closedir(dir);
@@ -152,9 +161,49 @@ std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port
     return std::to_string(found.size()) +
            " connections to the server's port look like the one being accepted (blocking, 8 bytes "
            "answered); expected exactly 1 (OpenPMIx 4.2's order; has the library changed?)";
-  const long long owner = socket_owner(found[0].peer, found[0].local);
-  if (owner < 0) return "the client's socket (" + printable(found[0].peer) + ") is no longer connected";
-  return ConnectingClient{static_cast<uid_t>(owner), printable(found[0].peer)};
+  const SocketOwner owner = socket_owner(found[0].peer, found[0].local);
+  if (owner.uid < 0) return "the client's socket (" + printable(found[0].peer) + ") is no longer connected";
+  struct stat st {};
+  const uint64_t server_inode = ::fstat(found[0].fd, &st) == 0 ? st.st_ino : 0;
+  return ConnectingClient{static_cast<uid_t>(owner.uid), printable(found[0].peer), owner.inode,
+                          found[0].fd, server_inode};
+}
+
+bool still_open(int fd, uint64_t inode) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == inode;
+}
+
+int take_client_socket(pid_t pid, uint64_t inode) {
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+  if (pid <= 0 || inode == 0) return -1;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+  const std::string want = "socket:[" + std::to_string(inode) + "]";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return -1;
+  int remote_fd = -1;
+  while (dirent* e = ::readdir(d)) {
+    char target[64];
+    const ssize_t n = ::readlinkat(::dirfd(d), e->d_name, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (want == target) {
+      remote_fd = std::atoi(e->d_name);
+      break;
+    }
+  }
+  ::closedir(d);
+  if (remote_fd < 0) return -1;
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return -1;
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, remote_fd, 0));  // O_CLOEXEC
+  ::close(pidfd);
+  return fd;
+#else
+  (void)pid;
+  (void)inode;
+  return -1;
+#endif
 }
 
 }  // namespace xmsg::launcher

@@ -28,10 +28,22 @@ uint16_t pmix_port_in(const std::vector<std::string>& env);
 struct ConnectingClient {
   uid_t uid = 0;        // owner of the client's socket
   std::string address;  // the client's address and port
+  uint64_t inode = 0;   // of the client's socket
+  int server_fd = -1;   // the library's end, in this process
+  uint64_t server_inode = 0;
 };
 
 // The connection to this process's `port` that the PMIx library is accepting on the calling
 // thread (see above), or why it cannot be told.
 std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port);
+
+// A descriptor of process `pid`'s socket `inode`, taken with pidfd_getfd (the process must be
+// ours to trace: our child), close-on-exec; -1 if it has none or it cannot be taken. Holding a
+// client's end keeps its connection open after the client dies (see PmixServer::hold).
+int take_client_socket(pid_t pid, uint64_t inode);
+
+// Whether descriptor `fd` of this process is still socket `inode` (the library has not closed
+// its end yet).
+bool still_open(int fd, uint64_t inode);
 
 }  // namespace xmsg::launcher

@@ -220,6 +220,32 @@ void PmixServer::set_client_state(int rank, ClientState state) {
   clients_[rank] = state;
 }
 
+void PmixServer::expect_client(int rank, pid_t pid) {
+  std::lock_guard lk(clients_mutex_);
+  rank_pids_[rank] = pid;
+}
+
+bool PmixServer::release_connections(int rank, std::chrono::milliseconds limit) {
+  std::vector<HeldConnection> held;
+  {
+    std::lock_guard lk(clients_mutex_);
+    auto it = held_.find(rank);
+    if (it == held_.end()) return false;
+    held = std::move(it->second);
+    held_.erase(it);
+  }
+  // The end of file may reach the library's socket a little later (under load the loopback
+  // delivery can be deferred), so settle() alone would not order two releases.
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (const HeldConnection& c : held) {
+    ::close(c.client_end);
+    while (c.server_inode && still_open(c.server_fd, c.server_inode) &&
+           std::chrono::steady_clock::now() < until)
+      ::usleep(50);
+  }
+  return !held.empty();
+}
+
 bool PmixServer::settle(std::chrono::milliseconds limit) {
   auto s = std::make_shared<Settle>();
   auto* held = new std::shared_ptr<Settle>(s);  // the callbacks' reference, freed by the last
@@ -391,7 +417,15 @@ bool PmixServer::client_is_ours(const pmix_proc_t& proc) {
   } else {
     auto client = connecting_pmix_client(port);
     if (auto* c = std::get_if<ConnectingClient>(&client)) {
-      if (c->uid == ::getuid()) return true;
+      if (c->uid == ::getuid()) {
+        std::lock_guard lk(clients_mutex_);
+        // Only the rank's own process: a wrapper's child may die while the rank lives on,
+        // and then its connection must close as usual.
+        auto pid = rank_pids_.find(static_cast<int>(proc.rank));
+        const int fd = pid == rank_pids_.end() ? -1 : take_client_socket(pid->second, c->inode);
+        if (fd >= 0) held_[static_cast<int>(proc.rank)].push_back({fd, c->server_fd, c->server_inode});
+        return true;
+      }
       why = "its socket (" + c->address + ") belongs to uid " + std::to_string(c->uid) +
             ", not to the job's user (uid " + std::to_string(::getuid()) + ")";
     } else {

@@ -103,8 +103,19 @@ class PmixServer {
   void answer_on_pmix_thread(pmix_op_cbfunc_t cbfunc, void* cbdata);
 
   // Whether the client the library is accepting (on the PMIx thread, in the client_connected
-  // upcall) runs as the job's user; says why not on stderr.
+  // upcall) runs as the job's user; says why not on stderr. If it is rank `proc.rank`'s own
+  // process (expect_client), its end of the connection is held (see release_connections).
   bool client_is_ours(const pmix_proc_t& proc);
+  // The process started as `rank` (called by the node server right after fork).
+  void expect_client(int rank, pid_t pid);
+  // Closes what client_is_ours held of `rank`'s connections, once the node server has reaped
+  // the rank, and waits (up to `limit`) until the library has closed its ends; true if there
+  // was any. The library learns of a client's death only here, one
+  // rank at a time, each followed by settle(): OpenPMIx 4.2 frees a local fence twice when
+  // two of its participants' connections close in one pass of its event loop, one that had
+  // called in and one that had not (NodeServer.cpp, kill_alive), and ranks that die together
+  // by themselves would otherwise close theirs at once.
+  bool release_connections(int rank, std::chrono::milliseconds limit);
 
  private:
   std::string hostname_;
@@ -114,6 +125,13 @@ class PmixServer {
   std::vector<ServerEvent> events_;
   mutable std::mutex clients_mutex_;
   std::map<int, ClientState> clients_;  // rank -> state; absent: kNever
+  std::map<int, pid_t> rank_pids_;       // expect_client
+  struct HeldConnection {
+    int client_end = -1;  // our descriptor of the client's socket
+    int server_fd = -1;   // the library's end, and its inode
+    uint64_t server_inode = 0;
+  };
+  std::map<int, std::vector<HeldConnection>> held_;  // rank -> its clients' connections
 };
 
 }  // namespace xmsg::launcher

@@ -5,6 +5,9 @@
 //   kill R          rank R sends itself SIGKILL; the others wait in a fence
 //   kill-odd        every odd rank sends itself SIGKILL at once (right after one fence); the
 //                   even ranks wait in a fence
+//   kill-pair       rank 0 prints "job_actions: rank 0 ready to kill rank 1 (pid P)" and
+//                   waits for SIGUSR1, then SIGKILLs rank 1 (waiting in a fence) and itself;
+//                   tests/launcher/ranks_die_together.sh kills both itself instead
 //   sleep SECONDS   every rank sleeps (timeout, signals, kill -9 of xmsgrun)
 //   shm SECONDS     every rank creates /dev/shm/xmsg-<job>-rank<R> and a file in
 //                   XMSG_JOB_TMPDIR, then sleeps (what the launcher must clean up)
@@ -28,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <span>
 #include <string>
 
 int main(int argc, char** argv) {
@@ -44,10 +48,31 @@ int main(int argc, char** argv) {
               b->job_id().c_str());
   std::fflush(stdout);
 
-  if (action == "abort" || action == "exit" || action == "kill" || action == "kill-odd") {
-    b->fence(false);  // every rank has printed its line before one of them misbehaves
+  if (action == "abort" || action == "exit" || action == "kill" || action == "kill-odd" ||
+      action == "kill-pair") {
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    if (action == "kill-pair") {
+      ::sigprocmask(SIG_BLOCK, &usr1, nullptr);
+      const pid_t self = ::getpid();
+      b->put("job_actions.pid", std::as_bytes(std::span(&self, 1)));
+      b->commit();
+    }
+    b->fence(action == "kill-pair");  // every rank has printed its line before one misbehaves
     if (action == "kill-odd" && rank % 2 == 1) ::kill(::getpid(), SIGKILL);
-    if (action != "kill-odd" && rank == arg(2)) {
+    if (action == "kill-pair" && rank == 0) {
+      pid_t victim = 0;
+      const auto v = b->get(1, "job_actions.pid");
+      if (v.size() == sizeof victim) std::memcpy(&victim, v.data(), sizeof victim);
+      std::printf("job_actions: rank 0 ready to kill rank 1 (pid %d)\n", static_cast<int>(victim));
+      std::fflush(stdout);
+      int sig = 0;
+      ::sigwait(&usr1, &sig);
+      if (victim > 0) ::kill(victim, SIGKILL);
+      ::kill(::getpid(), SIGKILL);
+    }
+    if (action != "kill-odd" && action != "kill-pair" && rank == arg(2)) {
       if (action == "abort") b->abort(arg(3), "job_actions asked to abort");
       if (action == "exit") std::_Exit(arg(3));
       ::kill(::getpid(), SIGKILL);
