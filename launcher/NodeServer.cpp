@@ -572,7 +572,9 @@ static ProcStat proc_stat(pid_t pid) {
 // the next. KILL takes about 0.1 ms a rank. TERM (and the other signals that end a rank by
 // default) is waited for until `term_until` at most, so that ranks that handle it still get
 // it in time. Before the first, every rank is held (hold_ranks), so that none ends by itself
-// in the middle of that order.
+// in the middle of that order. (A rank whose connection the PMIx server holds, most of them,
+// reaches the library only through on_exit anyway: PmixServer::release_connections. The order
+// still covers the rest: a wrapper script's child that is the PMIx client.)
 void NodeServer::kill_alive(int sig, std::optional<Clock::time_point> term_until) {
   // Forwarded terminal and hang-up signals end ranks too (unless they handle them).
   const bool ends_ranks = sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
