@@ -433,6 +433,10 @@ class Schedule {
   size_t current_ = 0;
   bool started_ = false;
   std::vector<xmsg_request_t> pending_;
+  // Per pending request: the bytes a receive must bring (a collective's ranks agree on every
+  // message's size), -1 for a send.
+  std::vector<int64_t> pending_expected_;
+  std::vector<xmsg_status_t> statuses_;
   struct Block {
     char* data;
     size_t bytes;

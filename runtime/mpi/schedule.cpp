@@ -225,6 +225,7 @@ void release_schedule_scratch() { scratch_cache().release(); }
 int Schedule::post_round() {
   static char empty[1];
   pending_.clear();
+  pending_expected_.clear();
   const auto& ops = rounds_[current_];
   for (const Op& op : ops)
     if (op.kind == Op::kLocal) op.step();
@@ -236,6 +237,7 @@ int Schedule::post_round() {
                 : xmsgi_coll_irecv(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r);
     if (e != MPI_SUCCESS) return e;
     pending_.push_back(r);
+    pending_expected_.push_back(op.kind == Op::kRecv ? op.bytes : -1);
   }
   for (const Op& op : ops)
     if (op.kind == Op::kLocalAfterPosts) op.step();
@@ -251,8 +253,15 @@ int Schedule::advance(bool* done) {
   for (;;) {
     int flag = 1;
     if (!pending_.empty()) {
-      int e = xmsg_testall(static_cast<int>(pending_.size()), pending_.data(), &flag, XMSG_STATUSES_IGNORE);
+      statuses_.resize(pending_.size());
+      int e = xmsg_testall(static_cast<int>(pending_.size()), pending_.data(), &flag, statuses_.data());
       if (e != MPI_SUCCESS) return e;
+      // A longer message than posted fails in the receive itself; a shorter one means the
+      // ranks passed different counts or types (MPI requires matching signatures), which
+      // would otherwise leave part of the result stale.
+      if (flag)
+        for (size_t i = 0; i < pending_.size(); ++i)
+          if (pending_expected_[i] >= 0 && statuses_[i].bytes != pending_expected_[i]) return MPI_ERR_TRUNCATE;
     }
     if (!flag) return MPI_SUCCESS;
     pending_.clear();

@@ -11,6 +11,12 @@
  *   allgatherv-zero  rank 0's recvcounts[1] is 0, rank 1 sends 4
  *   alltoallv-*      rank 0 sends rank 1 a block of 0 (zero-send), 2 (short) or 6 (long) ints
  *                    where rank 1 expects 4, or rank 1 expects 0 from rank 0 (zero-recv)
+ *   gather-long/-short  rank 1 sends 6 / 2 ints where the root expects 4; scatter-long: the
+ *                    root sends 4, rank 1 expects 2; reduce-long: rank 1 reduces 8, the root 4
+ *   reduce-scatter-block  rank 0 keeps 2 a rank, rank 1 4; scan: rank 0 4 ints, rank 1 8;
+ *                    exscan: rank 0 8, rank 1 4; alltoallw-long: rank 0 sends rank 1 6 ints
+ *                    where it expects 4; iallreduce, ibcast-long: as allreduce and bcast-long,
+ *                    non-blocking (the error comes from MPI_Wait)
  *   *-strided        the same on a derived datatype (MPI_INT resized to 8 bytes), which the
  *                    collectives pack piece by piece: allreduce (rank 0 1.2 MB, rank 1 2.4 MB,
  *                    so they would cut a different number of pieces), bcast (20 KB against
@@ -68,6 +74,31 @@ int main(int argc, char** argv) {
   } else if (strcmp(op, "allgatherv-zero") == 0) {
     if (rank == 0) rcounts[1] = 0;
     rc = MPI_Allgatherv(in, 4, MPI_INT, out, rcounts, rdispls, MPI_INT, w), must_fail = 0;
+  } else if (strcmp(op, "gather-long") == 0) {
+    rc = MPI_Gather(in, rank == 1 ? 6 : 4, MPI_INT, out, 4, MPI_INT, 0, w), must_fail = 0;
+  } else if (strcmp(op, "gather-short") == 0) {
+    rc = MPI_Gather(in, rank == 1 ? 2 : 4, MPI_INT, out, 4, MPI_INT, 0, w), must_fail = 0;
+  } else if (strcmp(op, "scatter-long") == 0) {
+    rc = MPI_Scatter(in, 4, MPI_INT, out, rank == 1 ? 2 : 4, MPI_INT, 0, w), must_fail = 1;
+  } else if (strcmp(op, "reduce-long") == 0) {
+    rc = MPI_Reduce(in, out, rank == 1 ? 8 : 4, MPI_INT, MPI_SUM, 0, w), must_fail = 0;
+  } else if (strcmp(op, "reduce-scatter-block") == 0) {
+    rc = MPI_Reduce_scatter_block(in, out, rank == 0 ? 2 : 4, MPI_INT, MPI_SUM, w);
+  } else if (strcmp(op, "scan") == 0) {
+    rc = MPI_Scan(in, out, rank == 0 ? 4 : 8, MPI_INT, MPI_SUM, w), must_fail = 1;
+  } else if (strcmp(op, "exscan") == 0) {
+    rc = MPI_Exscan(in, out, rank == 0 ? 8 : 4, MPI_INT, MPI_SUM, w), must_fail = 1;
+  } else if (strcmp(op, "alltoallw-long") == 0) {
+    int wc[2] = {4, 4}, wd[2] = {0, 8 * (int)sizeof(int)};
+    MPI_Datatype wt[2] = {MPI_INT, MPI_INT};
+    int rc2[2] = {4, 4};
+    if (rank == 0) wc[1] = 6;
+    rc = MPI_Alltoallw(in, wc, wd, wt, out, rc2, wd, wt, w), must_fail = 1;
+  } else if (strcmp(op, "iallreduce") == 0 || strcmp(op, "ibcast-long") == 0) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (op[1] == 'a') rc = MPI_Iallreduce(in, out, rank == 0 ? 4 : 8, MPI_INT, MPI_SUM, w, &req);
+    else rc = MPI_Ibcast(in, rank == 0 ? 8 : 4, MPI_INT, 0, w, &req), must_fail = 1;
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
   } else if (strncmp(op, "alltoallv-", 10) == 0) {
     const char* how = op + 10;
     if (strcmp(how, "zero-recv") == 0) {
