@@ -437,6 +437,11 @@ class Schedule {
   // message's size), -1 for a send.
   std::vector<int64_t> pending_expected_;
   std::vector<xmsg_status_t> statuses_;
+  // A receive brought another length than its step posted: the ranks passed different counts.
+  // The schedule still runs to its end, so no peer waits for a rank that left, and from then on
+  // its sends go one byte short (an empty one carries a byte) so that ranks that only get
+  // forwarded data find out too; the collective then returns MPI_ERR_TRUNCATE.
+  bool disagreed_ = false;
   struct Block {
     char* data;
     size_t bytes;

@@ -232,8 +232,10 @@ int Schedule::post_round() {
   for (const Op& op : ops) {
     if (op.kind == Op::kLocal || op.kind == Op::kLocalAfterPosts) continue;
     xmsg_request_t r = XMSG_REQUEST_NULL;
+    int64_t send_bytes = op.bytes;
+    if (op.kind == Op::kSend && disagreed_) send_bytes = op.bytes > 0 ? op.bytes - 1 : 1;
     int e = op.kind == Op::kSend
-                ? xmsgi_coll_isend(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r)
+                ? xmsgi_coll_isend(op.bytes > 0 ? op.buf : empty, send_bytes, op.peer, tag_, transport_comm_, &r)
                 : xmsgi_coll_irecv(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r);
     if (e != MPI_SUCCESS) return e;
     pending_.push_back(r);
@@ -255,19 +257,29 @@ int Schedule::advance(bool* done) {
     if (!pending_.empty()) {
       statuses_.resize(pending_.size());
       int e = xmsg_testall(static_cast<int>(pending_.size()), pending_.data(), &flag, statuses_.data());
-      if (e != MPI_SUCCESS) return e;
-      // A longer message than posted fails in the receive itself; a shorter one means the
-      // ranks passed different counts or types (MPI requires matching signatures), which
-      // would otherwise leave part of the result stale.
-      if (flag)
-        for (size_t i = 0; i < pending_.size(); ++i)
-          if (pending_expected_[i] >= 0 && statuses_[i].bytes != pending_expected_[i]) return MPI_ERR_TRUNCATE;
+      if (!flag) return e;
+      // Every message of a collective has the length its step posted (MPI requires matching
+      // type signatures): a longer one fails in the receive (truncated), a shorter one would
+      // leave part of the result stale. Either is a disagreement (disagreed_); other errors end
+      // the schedule.
+      bool other_error = false;
+      for (size_t i = 0; i < pending_.size(); ++i) {
+        if (pending_expected_[i] < 0) {
+          other_error = other_error || statuses_[i].error != XMSG_SUCCESS;
+        } else if (statuses_[i].error == XMSG_ERR_TRUNCATE ||
+                   (statuses_[i].error == XMSG_SUCCESS && statuses_[i].bytes != pending_expected_[i])) {
+          disagreed_ = true;
+        } else {
+          other_error = other_error || statuses_[i].error != XMSG_SUCCESS;
+        }
+      }
+      if (other_error) return e != MPI_SUCCESS ? e : MPI_ERR_OTHER;
     }
     if (!flag) return MPI_SUCCESS;
     pending_.clear();
     if (++current_ >= rounds_.size()) {
       *done = true;
-      return MPI_SUCCESS;
+      return disagreed_ ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     }
     if (int e = post_round()) return e;
   }
