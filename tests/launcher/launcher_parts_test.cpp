@@ -241,19 +241,28 @@ TEST(PmixClientOwner, PortFromTheUriGivenToClients) {
   EXPECT_EQ(pmix_port_in({}), 0);
 }
 
+// A listening socket on a free loopback port, whose address is left in `addr`; -1 on failure.
+int loopback_listener(sockaddr_in& addr) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  addr = sockaddr_in{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 8) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 // Loopback connections to a listener of this process, in the states a PMIx server's ones are in
 // when the library calls client_connected: accepted earlier (non-blocking, answered), not yet
 // handled (blocking, nothing sent) and being accepted (blocking, 8 bytes answered).
 TEST(PmixClientOwner, FindsTheConnectionBeingAcceptedAndItsOwner) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(listener, 0);
   sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 8), 0);
-  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int listener = loopback_listener(addr);
+  ASSERT_GE(listener, 0);
   const uint16_t port = ntohs(addr.sin_port);
   struct Pair {
     int client = -1, served = -1;
@@ -306,15 +315,9 @@ TEST(PmixClientOwner, FindsTheConnectionBeingAcceptedAndItsOwner) {
 // The owner is the kernel's word, not the client's: a socket made by another user is theirs.
 TEST(PmixClientOwner, ReportsAnotherUsersSocketAsTheirs) {
   if (::geteuid() != 0) GTEST_SKIP() << "making a socket as another user needs root";
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(listener, 0);
   sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 8), 0);
-  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int listener = loopback_listener(addr);
+  ASSERT_GE(listener, 0);
   int hold[2];
   ASSERT_EQ(::pipe(hold), 0);
   const uid_t other = 65534;
