@@ -369,7 +369,6 @@ void NodeServer::spawn_ranks() {
     }
     if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     alive_[pid] = r;
-    if (server_) server_->expect_client(r, pid);
     ::close(out_fd);
     ::close(err_fd);
   }
@@ -391,6 +390,10 @@ void NodeServer::handle_server_events() {
       uint64_t id = next_id_++;
       pending_[id] = {d->cbfunc, d->cbdata};
       channel_.send(MessageWriter(Msg::DmodexAsk).put_u64(id).put_i32(d->rank).take());
+    } else if (auto* c = std::get_if<ClientAccepted>(&ev)) {
+      // Not if the rank is gone already (reaped): nothing would ever release it.
+      for (const auto& [pid, rank] : alive_)
+        if (rank == c->rank) server_->hold_connection(*c, pid);
     } else if (auto* a = std::get_if<AbortUpcall>(&ev)) {
       pid_t pid = 0;
       for (auto& [p, r] : alive_)
@@ -513,8 +516,12 @@ void NodeServer::on_exit(pid_t pid, int status) {
   // that set off before the next rank's end and before the coordinator hears of this one
   // and has the other ranks killed (kill_alive). A PMIx thread that does not settle within
   // the limit is not waited for again.
-  const bool released = server_ && server_->release_connections(rank, kSettleLimit);
-  if ((unfinalized || released) && !pmix_unsettled_) pmix_unsettled_ = !server_->settle(kSettleLimit);
+  if (server_) {
+    const auto released =
+        server_->release_connections(rank, pmix_unsettled_ ? std::chrono::milliseconds(0) : kSettleLimit);
+    if (released.timed_out) pmix_unsettled_ = true;
+    if (unfinalized && !pmix_unsettled_) pmix_unsettled_ = !server_->settle(kSettleLimit);
+  }
   note_rank_crash(rank, status);
   channel_.send(MessageWriter(Msg::RankExit)
                     .put_i32(rank)

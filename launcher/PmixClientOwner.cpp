@@ -13,11 +13,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace xmsg::launcher {
 
@@ -42,6 +44,34 @@ std::string printable(const sockaddr_storage& a) {
   return std::string(host) + ":" + std::to_string(port_of(a));
 }
 
+constexpr uint8_t kTcpEstablished = 1;  // the kernel's tcp_states.h
+constexpr uint8_t kTcpCloseWait = 8;
+
+struct DiagEntry {
+  uint8_t state = 0;
+  uint32_t uid = 0;
+  uint64_t inode = 0;
+};
+
+void fill_sockid(inet_diag_sockid& id, const SocketEnd& end) {
+  if (end.local.ss_family == AF_INET) {
+    const auto& l = reinterpret_cast<const sockaddr_in&>(end.local);
+    const auto& r = reinterpret_cast<const sockaddr_in&>(end.remote);
+    id.idiag_sport = l.sin_port;
+    id.idiag_dport = r.sin_port;
+    std::memcpy(id.idiag_src, &l.sin_addr, sizeof l.sin_addr);
+    std::memcpy(id.idiag_dst, &r.sin_addr, sizeof r.sin_addr);
+  } else {
+    const auto& l = reinterpret_cast<const sockaddr_in6&>(end.local);
+    const auto& r = reinterpret_cast<const sockaddr_in6&>(end.remote);
+    id.idiag_sport = l.sin6_port;
+    id.idiag_dport = r.sin6_port;
+    std::memcpy(id.idiag_src, &l.sin6_addr, sizeof l.sin6_addr);
+    std::memcpy(id.idiag_dst, &r.sin6_addr, sizeof r.sin6_addr);
+  }
+  id.idiag_cookie[0] = id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+}
+
 // Bytes this end has sent, retransmissions not counted; -1 where the kernel does not say.
 int64_t bytes_sent(int fd) {
   tcp_info ti{};
@@ -51,71 +81,40 @@ int64_t bytes_sent(int fd) {
   return static_cast<int64_t>(ti.tcpi_bytes_sent - ti.tcpi_bytes_retrans);
 }
 
-struct Candidate {
-  sockaddr_storage local{};
-  sockaddr_storage peer{};
-  int fd = -1;
-};
-
-// The owner of the socket whose own address is `local` and whose peer is `remote`, asked of
-// the kernel by that exact address pair (sock_diag; what ss(8) reads, open to every user), in
-// this network namespace; -1 on error or unless it is still connected. A closed one is no
-// client's, and once in TIME_WAIT the kernel reports uid 0 for it: a job run as root would
-// take an attacker's connection, closed right after its handshake, for one of its own.
-constexpr uint8_t kTcpEstablished = 1;  // TCP_ESTABLISHED of the kernel's tcp_states.h
-
-struct SocketOwner {
-  long long uid = -1;
-  uint64_t inode = 0;
-};
-
-SocketOwner socket_owner(const sockaddr_storage& local, const sockaddr_storage& remote) {
+// The TCP socket `end` of this network namespace, in whatever state, from sock_diag: one
+// lookup by its address pair (a dump would walk the kernel's whole table). Empty if there is
+// none or on error.
+std::optional<DiagEntry> look_up(const SocketEnd& end) {
   const int nl = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-  if (nl < 0) return {};
+  if (nl < 0) return std::nullopt;
   struct {
     nlmsghdr header;
     inet_diag_req_v2 body;
   } req{};
   req.header.nlmsg_len = sizeof req;
   req.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-  req.header.nlmsg_flags = NLM_F_REQUEST;  // one socket, not a dump
-  req.body.sdiag_family = static_cast<uint8_t>(local.ss_family);
+  req.header.nlmsg_flags = NLM_F_REQUEST;
+  req.body.sdiag_family = static_cast<uint8_t>(end.local.ss_family);
   req.body.sdiag_protocol = IPPROTO_TCP;
   req.body.idiag_states = ~0u;
-  inet_diag_sockid& id = req.body.id;
-  if (local.ss_family == AF_INET) {
-    const auto& l = reinterpret_cast<const sockaddr_in&>(local);
-    const auto& r = reinterpret_cast<const sockaddr_in&>(remote);
-    id.idiag_sport = l.sin_port;
-    id.idiag_dport = r.sin_port;
-    std::memcpy(id.idiag_src, &l.sin_addr, sizeof l.sin_addr);
-    std::memcpy(id.idiag_dst, &r.sin_addr, sizeof r.sin_addr);
-  } else {
-    const auto& l = reinterpret_cast<const sockaddr_in6&>(local);
-    const auto& r = reinterpret_cast<const sockaddr_in6&>(remote);
-    id.idiag_sport = l.sin6_port;
-    id.idiag_dport = r.sin6_port;
-    std::memcpy(id.idiag_src, &l.sin6_addr, sizeof l.sin6_addr);
-    std::memcpy(id.idiag_dst, &r.sin6_addr, sizeof r.sin6_addr);
-  }
-  id.idiag_cookie[0] = id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-  SocketOwner owner;
+  fill_sockid(req.body.id, end);
   sockaddr_nl kernel{};
   kernel.nl_family = AF_NETLINK;
+  std::optional<DiagEntry> found;
   if (::sendto(nl, &req, sizeof req, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) ==
       static_cast<ssize_t>(sizeof req)) {
     alignas(nlmsghdr) char answer[8192];
     const ssize_t n = ::recv(nl, answer, sizeof answer, 0);
     const auto* h = reinterpret_cast<const nlmsghdr*>(answer);
+    // None found: the kernel answers with an error message.
     if (n >= static_cast<ssize_t>(sizeof *h) && NLMSG_OK(h, static_cast<size_t>(n)) &&
-        h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
-        h->nlmsg_len >= NLMSG_LENGTH(sizeof(inet_diag_msg))) {
+        h->nlmsg_type == SOCK_DIAG_BY_FAMILY && h->nlmsg_len >= NLMSG_LENGTH(sizeof(inet_diag_msg))) {
       const auto* m = static_cast<const inet_diag_msg*>(NLMSG_DATA(h));
-      if (m->idiag_state == kTcpEstablished) owner = {m->idiag_uid, m->idiag_inode};
+      found = DiagEntry{m->idiag_state, m->idiag_uid, m->idiag_inode};
     }
   }
   ::close(nl);
-  return owner;
+  return found;
 }
 
 }  // namespace
@@ -135,43 +134,72 @@ uint16_t pmix_port_in(const std::vector<std::string>& env) {
   return 0;
 }
 
-std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port) {
+namespace {
+
+// Whether `fd` is the connection being accepted; fills `out` (or `error`) when it is.
+bool is_connecting(int fd, uint16_t port, const std::set<uint64_t>& seen, ConnectingClient& out, std::string& error) {
+  // Cheapest tests first: the library's event loop makes every client it handled non-blocking.
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || (flags & O_NONBLOCK)) return false;
+  SocketEnd server;
+  socklen_t len = sizeof server.local;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&server.local), &len) != 0) return false;
+  if ((server.local.ss_family != AF_INET && server.local.ss_family != AF_INET6) || port_of(server.local) != port)
+    return false;
+  len = sizeof server.remote;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&server.remote), &len) != 0) return false;
+  if (bytes_sent(fd) != kHandshakeAnswerBytes) return false;  // not handled yet
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || seen.count(st.st_ino)) return false;
+  // The client's end: its own address is the server end's peer. Only an established one
+  // counts: a closed one is no client's, and in TIME_WAIT the kernel reports uid 0 for it (a
+  // job run as root would take an attacker's connection, closed right after its handshake,
+  // for one of its own).
+  const SocketEnd client{server.remote, server.local};
+  const auto owner = look_up(client);
+  if (!owner || owner->state != kTcpEstablished) {
+    error = "the client's socket (" + printable(client.local) + ") is no longer connected";
+  } else {
+    out = ConnectingClient{owner->uid, printable(client.local), owner->inode, server, st.st_ino, fd};
+  }
+  return true;
+}
+
+}  // namespace
+
+std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port, const std::set<uint64_t>& seen,
+                                                                   int near_fd) {
+  ConnectingClient found;
+  std::string error;
+  auto done = [&]() -> std::variant<ConnectingClient, std::string> {
+    if (!error.empty()) return error;
+    return found;
+  };
+  // Descriptors are handed out lowest first, so while a job starts each connection lands just
+  // above the one before: try around it first. Only one connection can pass every test.
+  if (near_fd >= 0)
+    for (int fd = near_fd + 8; fd >= 0 && fd >= near_fd - 8; --fd)
+      if (is_connecting(fd, port, seen, found, error)) return done();
   DIR* dir = ::opendir("/proc/self/fd");
   if (!dir) return std::string("cannot list /proc/self/fd: ") + std::strerror(errno);
-  std::vector<Candidate> found;
+  std::vector<int> fds;
   while (dirent* e = ::readdir(dir)) {
     char* end = nullptr;
     const long fd = std::strtol(e->d_name, &end, 10);
-    if (end == e->d_name || *end != '\0' || fd == ::dirfd(dir)) continue;
-    // Cheapest test first: every client accepted earlier is non-blocking.
-    const int flags = ::fcntl(static_cast<int>(fd), F_GETFL);
-    if (flags < 0 || (flags & O_NONBLOCK)) continue;
-    Candidate c;
-    socklen_t len = sizeof c.local;
-    if (::getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&c.local), &len) != 0) continue;
-    if ((c.local.ss_family != AF_INET && c.local.ss_family != AF_INET6) || port_of(c.local) != port) continue;
-    len = sizeof c.peer;
-    if (::getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&c.peer), &len) != 0) continue;
-    if (bytes_sent(static_cast<int>(fd)) != kHandshakeAnswerBytes) continue;  // not yet handled
-    c.fd = static_cast<int>(fd);
-    found.push_back(c);
+    if (end != e->d_name && *end == '\0' && fd != ::dirfd(dir)) fds.push_back(static_cast<int>(fd));
   }
   ::closedir(dir);
-  if (found.size() != 1)
-    return std::to_string(found.size()) +
-           " connections to the server's port look like the one being accepted (blocking, 8 bytes "
-           "answered); expected exactly 1 (OpenPMIx 4.2's order; has the library changed?)";
-  const SocketOwner owner = socket_owner(found[0].peer, found[0].local);
-  if (owner.uid < 0) return "the client's socket (" + printable(found[0].peer) + ") is no longer connected";
-  struct stat st {};
-  const uint64_t server_inode = ::fstat(found[0].fd, &st) == 0 ? st.st_ino : 0;
-  return ConnectingClient{static_cast<uid_t>(owner.uid), printable(found[0].peer), owner.inode,
-                          found[0].fd, server_inode};
+  std::sort(fds.rbegin(), fds.rend());
+  for (int fd : fds)
+    if (is_connecting(fd, port, seen, found, error)) return done();
+  return std::string(
+      "no connection to the server's port looks like the one being accepted (blocking, 8 bytes "
+      "answered, not seen before; OpenPMIx 4.2's order: has the library changed?)");
 }
 
-bool still_open(int fd, uint64_t inode) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == inode;
+bool server_end_open(const SocketEnd& end) {
+  const auto e = look_up(end);
+  return e && (e->state == kTcpEstablished || e->state == kTcpCloseWait);
 }
 
 int take_client_socket(pid_t pid, uint64_t inode) {

@@ -5,16 +5,18 @@
 // local user can connect to a node server's loopback port claiming one of the job's ranks
 // (issue 19: the job's store is readable, and a client that joins as rank r and goes is taken
 // for rank r lost, so the job's next fence never completes). The kernel knows better: a
-// socket's owner is its creator's, and nobody can claim
-// another's (sock_diag reports it to every user). The library tells the host nothing about the socket, but it calls the
-// client_connected upcall on its own thread right after answering the handshake (4 bytes of
-// status, 4 of the client's index) and before it makes the socket non-blocking; connections
-// accepted but not yet handled have had nothing sent on them, and handled ones are
-// non-blocking. So the one connection to the server's port that is blocking and has had
-// exactly 8 bytes sent is the one being accepted.
+// socket's owner is its creator's, and nobody can claim another's; sock_diag (what ss(8)
+// reads) reports it to every user. The library tells the host nothing about the socket, but
+// it calls the client_connected upcall on its own thread right after answering the handshake
+// (4 bytes of status, 4 of the client's index) and before it makes the socket non-blocking;
+// connections accepted but not yet handled have had nothing sent on them, and the ones
+// handled before are non-blocking and were seen here. So the one blocking connection to the
+// server's port, not seen before, that has had exactly 8 bytes sent is the one being accepted.
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -25,25 +27,35 @@ namespace xmsg::launcher {
 // PMIx_server_setup_fork adds ("pmix-server.<pid>;tcp4://127.0.0.1:<port>"); 0 if none.
 uint16_t pmix_port_in(const std::vector<std::string>& env);
 
-struct ConnectingClient {
-  uid_t uid = 0;        // owner of the client's socket
-  std::string address;  // the client's address and port
-  uint64_t inode = 0;   // of the client's socket
-  int server_fd = -1;   // the library's end, in this process
-  uint64_t server_inode = 0;
+// One end of a TCP connection, by its addresses.
+struct SocketEnd {
+  sockaddr_storage local{};
+  sockaddr_storage remote{};
 };
 
-// The connection to this process's `port` that the PMIx library is accepting on the calling
-// thread (see above), or why it cannot be told.
-std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port);
+struct ConnectingClient {
+  uid_t uid = 0;           // owner of the client's socket
+  std::string address;     // the client's address and port
+  uint64_t inode = 0;      // of the client's socket
+  SocketEnd server_end;    // the library's end
+  uint64_t server_inode = 0;
+  int server_fd = -1;      // its descriptor here (a hint for the next search)
+};
+
+// The connection to `port` (of this network namespace) that the PMIx library is accepting
+// (see above), or why it cannot be told. `seen` holds the server ends' inodes of the
+// connections accepted before; the caller adds this one's. The search starts around `near_fd`
+// (the last one's server_fd; -1: none).
+std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port, const std::set<uint64_t>& seen,
+                                                                   int near_fd = -1);
+
+// Whether the library still has its end of a connection whose client end was closed: the
+// socket is established or waiting for the library's close (CLOSE_WAIT).
+bool server_end_open(const SocketEnd& end);
 
 // A descriptor of process `pid`'s socket `inode`, taken with pidfd_getfd (the process must be
 // ours to trace: our child), close-on-exec; -1 if it has none or it cannot be taken. Holding a
-// client's end keeps its connection open after the client dies (see PmixServer::hold).
+// client's end keeps its connection open after the client dies (see PmixServer).
 int take_client_socket(pid_t pid, uint64_t inode);
-
-// Whether descriptor `fd` of this process is still socket `inode` (the library has not closed
-// its end yet).
-bool still_open(int fd, uint64_t inode);
 
 }  // namespace xmsg::launcher

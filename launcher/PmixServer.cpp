@@ -220,30 +220,35 @@ void PmixServer::set_client_state(int rank, ClientState state) {
   clients_[rank] = state;
 }
 
-void PmixServer::expect_client(int rank, pid_t pid) {
+void PmixServer::hold_connection(const ClientAccepted& accepted, pid_t pid) {
+  const int fd = take_client_socket(pid, accepted.client.inode);
+  if (fd < 0) return;
   std::lock_guard lk(clients_mutex_);
-  rank_pids_[rank] = pid;
+  held_[accepted.rank].push_back({fd, accepted.client.server_end});
 }
 
-bool PmixServer::release_connections(int rank, std::chrono::milliseconds limit) {
+PmixServer::Released PmixServer::release_connections(int rank, std::chrono::milliseconds limit) {
   std::vector<HeldConnection> held;
   {
     std::lock_guard lk(clients_mutex_);
     auto it = held_.find(rank);
-    if (it == held_.end()) return false;
+    if (it == held_.end()) return {};
     held = std::move(it->second);
     held_.erase(it);
   }
+  Released out;
+  out.any = !held.empty();
   // The end of file may reach the library's socket a little later (under load the loopback
   // delivery can be deferred), so settle() alone would not order two releases.
   const auto until = std::chrono::steady_clock::now() + limit;
   for (const HeldConnection& c : held) {
     ::close(c.client_end);
-    while (c.server_inode && still_open(c.server_fd, c.server_inode) &&
-           std::chrono::steady_clock::now() < until)
-      ::usleep(50);
+    while (!out.timed_out && server_end_open(c.server_end)) {
+      if (std::chrono::steady_clock::now() >= until) out.timed_out = true;
+      else ::usleep(50);
+    }
   }
-  return !held.empty();
+  return out;
 }
 
 bool PmixServer::settle(std::chrono::milliseconds limit) {
@@ -415,15 +420,12 @@ bool PmixServer::client_is_ours(const pmix_proc_t& proc) {
   if (!port) {
     why = "the server's port is unknown (no tcp URI for clients)";
   } else {
-    auto client = connecting_pmix_client(port);
+    auto client = connecting_pmix_client(port, seen_, last_fd_);
     if (auto* c = std::get_if<ConnectingClient>(&client)) {
+      seen_.insert(c->server_inode);
+      last_fd_ = c->server_fd;
       if (c->uid == ::getuid()) {
-        std::lock_guard lk(clients_mutex_);
-        // Only the rank's own process: a wrapper's child may die while the rank lives on,
-        // and then its connection must close as usual.
-        auto pid = rank_pids_.find(static_cast<int>(proc.rank));
-        const int fd = pid == rank_pids_.end() ? -1 : take_client_socket(pid->second, c->inode);
-        if (fd >= 0) held_[static_cast<int>(proc.rank)].push_back({fd, c->server_fd, c->server_inode});
+        push(ClientAccepted{static_cast<int>(proc.rank), *c});
         return true;
       }
       why = "its socket (" + c->address + ") belongs to uid " + std::to_string(c->uid) +

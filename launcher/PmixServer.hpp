@@ -9,6 +9,7 @@
 #pragma once
 
 #include "JobPlan.hpp"
+#include "PmixClientOwner.hpp"
 
 #include <pmix_server.h>
 
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -53,7 +55,12 @@ struct LocalModexReady {  // answer to ask_local_modex()
   std::string blob;
 };
 
-using ServerEvent = std::variant<FenceUpcall, DirectModexUpcall, AbortUpcall, LocalModexReady>;
+struct ClientAccepted {  // client_is_ours admitted a rank's client: the node server holds it
+  int rank = -1;
+  ConnectingClient client;
+};
+
+using ServerEvent = std::variant<FenceUpcall, DirectModexUpcall, AbortUpcall, LocalModexReady, ClientAccepted>;
 
 // What a local rank did with PMIx so far.
 enum class ClientState {
@@ -103,19 +110,25 @@ class PmixServer {
   void answer_on_pmix_thread(pmix_op_cbfunc_t cbfunc, void* cbdata);
 
   // Whether the client the library is accepting (on the PMIx thread, in the client_connected
-  // upcall) runs as the job's user; says why not on stderr. If it is rank `proc.rank`'s own
-  // process (expect_client), its end of the connection is held (see release_connections).
+  // upcall) runs as the job's user; says why not on stderr. A client admitted is reported as
+  // ClientAccepted, for hold_connection.
   bool client_is_ours(const pmix_proc_t& proc);
-  // The process started as `rank` (called by the node server right after fork).
-  void expect_client(int rank, pid_t pid);
+  // Takes and keeps the client's end of an admitted connection if it is `pid`'s (the rank's own
+  // process: a wrapper script's child may die while the rank lives on, and then its connection
+  // must close as usual). Main thread; taking a descriptor is kept off the PMIx thread, which
+  // every client's handshake waits for.
+  void hold_connection(const ClientAccepted& accepted, pid_t pid);
   // Closes what client_is_ours held of `rank`'s connections, once the node server has reaped
-  // the rank, and waits (up to `limit`) until the library has closed its ends; true if there
-  // was any. The library learns of a client's death only here, one
+  // the rank, and waits (up to `limit`) until the library has closed its ends. The library learns of a client's death only here, one
   // rank at a time, each followed by settle(): OpenPMIx 4.2 frees a local fence twice when
   // two of its participants' connections close in one pass of its event loop, one that had
   // called in and one that had not (NodeServer.cpp, kill_alive), and ranks that die together
   // by themselves would otherwise close theirs at once.
-  bool release_connections(int rank, std::chrono::milliseconds limit);
+  struct Released {
+    bool any = false;        // the rank had held connections
+    bool timed_out = false;  // the library had not closed its ends within the limit
+  };
+  Released release_connections(int rank, std::chrono::milliseconds limit);
 
  private:
   std::string hostname_;
@@ -125,12 +138,13 @@ class PmixServer {
   std::vector<ServerEvent> events_;
   mutable std::mutex clients_mutex_;
   std::map<int, ClientState> clients_;  // rank -> state; absent: kNever
-  std::map<int, pid_t> rank_pids_;       // expect_client
   struct HeldConnection {
-    int client_end = -1;  // our descriptor of the client's socket
-    int server_fd = -1;   // the library's end, and its inode
-    uint64_t server_inode = 0;
+    int client_end = -1;   // our descriptor of the client's socket
+    SocketEnd server_end;  // the library's end
   };
+  // PMIx thread only: server ends of the connections accepted, and where the last one was.
+  std::set<uint64_t> seen_;
+  int last_fd_ = -1;
   std::map<int, std::vector<HeldConnection>> held_;  // rank -> its clients' connections
 };
 

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <thread>
 #include <variant>
@@ -257,8 +258,8 @@ int loopback_listener(sockaddr_in& addr) {
 }
 
 // Loopback connections to a listener of this process, in the states a PMIx server's ones are in
-// when the library calls client_connected: accepted earlier (non-blocking, answered), not yet
-// handled (blocking, nothing sent) and being accepted (blocking, 8 bytes answered).
+// when the library calls client_connected: accepted earlier (seen, answered), not yet handled
+// (nothing sent) and being accepted (8 bytes answered).
 TEST(PmixClientOwner, FindsTheConnectionBeingAcceptedAndItsOwner) {
   sockaddr_in addr{};
   const int listener = loopback_listener(addr);
@@ -285,28 +286,52 @@ TEST(PmixClientOwner, FindsTheConnectionBeingAcceptedAndItsOwner) {
     char got[8];
     EXPECT_EQ(::recv(p.client, got, sizeof got, MSG_WAITALL), 8);
   };
+  auto inode = [](int fd) {
+    struct stat st {};
+    ::fstat(fd, &st);
+    return static_cast<uint64_t>(st.st_ino);
+  };
+  auto error_of = [](const std::variant<ConnectingClient, std::string>& r) {
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : "found " + std::get<ConnectingClient>(r).address;
+  };
   const Pair earlier = connect_one(), waiting = connect_one();
   answer(earlier);
-  ::fcntl(earlier.served, F_SETFL, ::fcntl(earlier.served, F_GETFL) | O_NONBLOCK);
-
-  auto none = connecting_pmix_client(port);  // nothing is being accepted yet
-  ASSERT_TRUE(std::holds_alternative<std::string>(none));
-  EXPECT_NE(std::get<std::string>(none).find("0 connections"), std::string::npos) << std::get<std::string>(none);
+  std::set<uint64_t> seen{inode(earlier.served)};
+  EXPECT_NE(error_of(connecting_pmix_client(port, seen)).find("no connection"), std::string::npos);
 
   const Pair current = connect_one();
   answer(current);
-  auto found = connecting_pmix_client(port);
-  ASSERT_TRUE(std::holds_alternative<ConnectingClient>(found)) << std::get<std::string>(found);
-  EXPECT_EQ(std::get<ConnectingClient>(found).uid, ::getuid());
-  EXPECT_EQ(std::get<ConnectingClient>(found).address, "127.0.0.1:" + std::to_string(current.client_port));
+  auto found = connecting_pmix_client(port, seen);
+  ASSERT_TRUE(std::holds_alternative<ConnectingClient>(found)) << error_of(found);
+  const ConnectingClient c = std::get<ConnectingClient>(found);
+  EXPECT_EQ(c.uid, ::getuid());
+  EXPECT_EQ(c.address, "127.0.0.1:" + std::to_string(current.client_port));
+  EXPECT_EQ(c.server_inode, inode(current.served));
+  EXPECT_EQ(c.server_fd, current.served);
+  // Found as well when the search starts around another descriptor, or far from it.
+  for (int near : {earlier.served, current.served + 100}) {
+    auto again = connecting_pmix_client(port, seen, near);
+    ASSERT_TRUE(std::holds_alternative<ConnectingClient>(again)) << error_of(again);
+    EXPECT_EQ(std::get<ConnectingClient>(again).server_fd, current.served);
+  }
+  // Not once seen: the earlier connection answered 8 bytes too, but was seen, so is no candidate.
+  seen.insert(c.server_inode);
+  EXPECT_TRUE(std::holds_alternative<std::string>(connecting_pmix_client(port, seen)));
+  seen.erase(c.server_inode);
 
-  ::close(current.client);  // the client went before its owner could be asked
+  // The client goes before its owner could be asked: not taken for anyone's.
+  ::close(current.client);
   ::usleep(20000);
-  auto gone = connecting_pmix_client(port);
-  if (auto* c = std::get_if<ConnectingClient>(&gone)) ADD_FAILURE() << "still found " << c->address;
+  auto gone = connecting_pmix_client(port, seen);
+  EXPECT_TRUE(std::holds_alternative<std::string>(gone)) << error_of(gone);
+  // Its server end waits for our close (CLOSE_WAIT), then is gone.
+  EXPECT_TRUE(server_end_open(c.server_end));
+  ::close(current.served);
+  ::usleep(20000);
+  EXPECT_FALSE(server_end_open(c.server_end));
 
-  for (const Pair& p : {earlier, waiting, current}) {
-    if (p.client != current.client) ::close(p.client);
+  for (const Pair& p : {earlier, waiting}) {
+    ::close(p.client);
     ::close(p.served);
   }
   ::close(listener);
@@ -338,7 +363,7 @@ TEST(PmixClientOwner, ReportsAnotherUsersSocketAsTheirs) {
   ASSERT_GE(served, 0);
   const char eight[8] = {};
   ASSERT_EQ(::send(served, eight, sizeof eight, 0), 8);
-  auto found = connecting_pmix_client(ntohs(addr.sin_port));
+  auto found = connecting_pmix_client(ntohs(addr.sin_port), {});
   ::close(hold[1]);
   int status = 0;
   ::waitpid(child, &status, 0);
