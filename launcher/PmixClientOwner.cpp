@@ -47,12 +47,6 @@ std::string printable(const sockaddr_storage& a) {
 constexpr uint8_t kTcpEstablished = 1;  // the kernel's tcp_states.h
 constexpr uint8_t kTcpCloseWait = 8;
 
-struct DiagEntry {
-  uint8_t state = 0;
-  uint32_t uid = 0;
-  uint64_t inode = 0;
-};
-
 void fill_sockid(inet_diag_sockid& id, const SocketEnd& end) {
   if (end.local.ss_family == AF_INET) {
     const auto& l = reinterpret_cast<const sockaddr_in&>(end.local);
@@ -81,10 +75,8 @@ int64_t bytes_sent(int fd) {
   return static_cast<int64_t>(ti.tcpi_bytes_sent - ti.tcpi_bytes_retrans);
 }
 
-// The TCP socket `end` of this network namespace, in whatever state, from sock_diag: one
-// lookup by its address pair (a dump would walk the kernel's whole table). Empty if there is
-// none or on error.
-std::optional<DiagEntry> look_up(const SocketEnd& end) {
+// One sock_diag lookup by the address pair (a dump would walk the kernel's whole table).
+std::optional<SocketInfo> look_up_by_sock_diag(const SocketEnd& end) {
   const int nl = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
   if (nl < 0) return std::nullopt;
   struct {
@@ -100,7 +92,7 @@ std::optional<DiagEntry> look_up(const SocketEnd& end) {
   fill_sockid(req.body.id, end);
   sockaddr_nl kernel{};
   kernel.nl_family = AF_NETLINK;
-  std::optional<DiagEntry> found;
+  std::optional<SocketInfo> found;
   if (::sendto(nl, &req, sizeof req, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) ==
       static_cast<ssize_t>(sizeof req)) {
     alignas(nlmsghdr) char answer[8192];
@@ -110,14 +102,58 @@ std::optional<DiagEntry> look_up(const SocketEnd& end) {
     if (n >= static_cast<ssize_t>(sizeof *h) && NLMSG_OK(h, static_cast<size_t>(n)) &&
         h->nlmsg_type == SOCK_DIAG_BY_FAMILY && h->nlmsg_len >= NLMSG_LENGTH(sizeof(inet_diag_msg))) {
       const auto* m = static_cast<const inet_diag_msg*>(NLMSG_DATA(h));
-      found = DiagEntry{m->idiag_state, m->idiag_uid, m->idiag_inode};
+      found = SocketInfo{m->idiag_state, m->idiag_uid, m->idiag_inode};
     }
   }
   ::close(nl);
   return found;
 }
 
+// An address as /proc/net/tcp{,6} prints it: each 32-bit word of the address as the kernel
+// holds it (network order read as a native integer), then the port.
+std::string proc_net_form(const sockaddr_storage& a) {
+  char buf[64];
+  if (a.ss_family == AF_INET) {
+    const auto& in = reinterpret_cast<const sockaddr_in&>(a);
+    std::snprintf(buf, sizeof buf, "%08X:%04X", static_cast<unsigned>(in.sin_addr.s_addr), ntohs(in.sin_port));
+  } else {
+    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(a);
+    uint32_t w[4];
+    std::memcpy(w, &in6.sin6_addr, sizeof w);
+    std::snprintf(buf, sizeof buf, "%08X%08X%08X%08X:%04X", w[0], w[1], w[2], w[3], ntohs(in6.sin6_port));
+  }
+  return buf;
+}
+
+// The whole table, read line by line: only where sock_diag does not answer.
+std::optional<SocketInfo> look_up_in_proc_net(const SocketEnd& end) {
+  std::FILE* f = std::fopen(end.local.ss_family == AF_INET ? "/proc/self/net/tcp" : "/proc/self/net/tcp6", "re");
+  if (!f) return std::nullopt;
+  const std::string local = proc_net_form(end.local), remote = proc_net_form(end.remote);
+  std::optional<SocketInfo> found;
+  char line[512];
+  char l[64], r[64];
+  unsigned state = 0;
+  unsigned long uid = 0;
+  unsigned long long inode = 0;
+  while (!found && std::fgets(line, sizeof line, f))
+    // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+    if (std::sscanf(line, " %*s %63s %63s %x %*s %*s %*s %lu %*s %llu", l, r, &state, &uid, &inode) == 5 &&
+        local == l && remote == r)
+      found = SocketInfo{static_cast<uint8_t>(state), static_cast<uid_t>(uid), inode};
+  std::fclose(f);
+  return found;
+}
+
 }  // namespace
+
+std::optional<SocketInfo> socket_info(const SocketEnd& end, bool proc_net_only) {
+  // A kernel without the tcp_diag module (the soft-RoCE guest's) answers sock_diag with an
+  // error, as it does for a socket that does not exist.
+  if (!proc_net_only)
+    if (auto found = look_up_by_sock_diag(end)) return found;
+  return look_up_in_proc_net(end);
+}
 
 uint16_t pmix_port_in(const std::vector<std::string>& env) {
   for (const auto& var : env) {
@@ -156,7 +192,7 @@ bool is_connecting(int fd, uint16_t port, const std::set<uint64_t>& seen, Connec
   // job run as root would take an attacker's connection, closed right after its handshake,
   // for one of its own).
   const SocketEnd client{server.remote, server.local};
-  const auto owner = look_up(client);
+  const auto owner = socket_info(client);
   if (!owner || owner->state != kTcpEstablished) {
     error = "the client's socket (" + printable(client.local) + ") is no longer connected";
   } else {
@@ -198,7 +234,7 @@ std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port
 }
 
 bool server_end_open(const SocketEnd& end) {
-  const auto e = look_up(end);
+  const auto e = socket_info(end);
   return e && (e->state == kTcpEstablished || e->state == kTcpCloseWait);
 }
 

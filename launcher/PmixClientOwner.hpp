@@ -6,7 +6,7 @@
 // (issue 19: the job's store is readable, and a client that joins as rank r and goes is taken
 // for rank r lost, so the job's next fence never completes). The kernel knows better: a
 // socket's owner is its creator's, and nobody can claim another's; sock_diag (what ss(8)
-// reads) reports it to every user. The library tells the host nothing about the socket, but
+// reads; /proc/net/tcp where the kernel lacks tcp_diag) reports it to every user. The library tells the host nothing about the socket, but
 // it calls the client_connected upcall on its own thread right after answering the handshake
 // (4 bytes of status, 4 of the client's index) and before it makes the socket non-blocking;
 // connections accepted but not yet handled have had nothing sent on them, and the ones
@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <variant>
@@ -32,6 +33,16 @@ struct SocketEnd {
   sockaddr_storage local{};
   sockaddr_storage remote{};
 };
+
+// The state (the kernel's TCP_* number), owner and inode of TCP socket `end` of this network
+// namespace: from sock_diag, else (a kernel without the tcp_diag module) from /proc/net/tcp;
+// only the latter with `proc_net_only`. Empty if there is no such socket.
+struct SocketInfo {
+  uint8_t state = 0;
+  uid_t uid = 0;
+  uint64_t inode = 0;
+};
+std::optional<SocketInfo> socket_info(const SocketEnd& end, bool proc_net_only = false);
 
 struct ConnectingClient {
   uid_t uid = 0;           // owner of the client's socket

@@ -319,6 +319,16 @@ TEST(PmixClientOwner, FindsTheConnectionBeingAcceptedAndItsOwner) {
   EXPECT_TRUE(std::holds_alternative<std::string>(connecting_pmix_client(port, seen)));
   seen.erase(c.server_inode);
 
+  // Both sources of the owner agree (the soft-RoCE guest's kernel has only /proc/net/tcp).
+  const SocketEnd client_end{c.server_end.remote, c.server_end.local};
+  for (bool proc_net_only : {false, true}) {
+    const auto info = socket_info(client_end, proc_net_only);
+    ASSERT_TRUE(info.has_value()) << "proc_net_only " << proc_net_only;
+    EXPECT_EQ(info->state, 1) << "established; proc_net_only " << proc_net_only;
+    EXPECT_EQ(info->uid, ::getuid());
+    EXPECT_EQ(info->inode, c.inode);
+  }
+
   // The client goes before its owner could be asked: not taken for anyone's.
   ::close(current.client);
   ::usleep(20000);
@@ -326,6 +336,7 @@ TEST(PmixClientOwner, FindsTheConnectionBeingAcceptedAndItsOwner) {
   EXPECT_TRUE(std::holds_alternative<std::string>(gone)) << error_of(gone);
   // Its server end waits for our close (CLOSE_WAIT), then is gone.
   EXPECT_TRUE(server_end_open(c.server_end));
+  EXPECT_EQ(socket_info(c.server_end, true).value_or(SocketInfo{}).state, 8) << "CLOSE_WAIT in /proc/net/tcp";
   ::close(current.served);
   ::usleep(20000);
   EXPECT_FALSE(server_end_open(c.server_end));
