@@ -6,8 +6,10 @@
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
-#include <linux/tcp.h>  // tcpi_bytes_sent (glibc's netinet/tcp.h stops before it)
+#include <linux/sockios.h>  // SIOCOUTQ
+#include <linux/tcp.h>      // tcpi_bytes_acked (glibc's netinet/tcp.h stops before it)
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -66,13 +68,18 @@ void fill_sockid(inet_diag_sockid& id, const SocketEnd& end) {
   id.idiag_cookie[0] = id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
 }
 
-// Bytes this end has sent, retransmissions not counted; -1 where the kernel does not say.
-int64_t bytes_sent(int fd) {
+// Bytes written to this end so far: acknowledged by the peer, plus still queued (unsent or
+// unacknowledged). What has gone out is not enough: Nagle's algorithm may hold the library's
+// second 4-byte answer until the first is acknowledged (seen in the soft-RoCE guest). -1 where
+// the kernel does not say.
+int64_t bytes_written(int fd) {
   tcp_info ti{};
   socklen_t len = sizeof ti;
   if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return -1;
-  if (len < offsetof(tcp_info, tcpi_bytes_retrans) + sizeof ti.tcpi_bytes_retrans) return -1;
-  return static_cast<int64_t>(ti.tcpi_bytes_sent - ti.tcpi_bytes_retrans);
+  if (len < offsetof(tcp_info, tcpi_bytes_acked) + sizeof ti.tcpi_bytes_acked) return -1;
+  int queued = 0;
+  if (::ioctl(fd, SIOCOUTQ, &queued) != 0) return -1;
+  return static_cast<int64_t>(ti.tcpi_bytes_acked) + queued;
 }
 
 // One sock_diag lookup by the address pair (a dump would walk the kernel's whole table).
@@ -184,7 +191,7 @@ bool is_connecting(int fd, uint16_t port, const std::set<uint64_t>& seen, Connec
     return false;
   len = sizeof server.remote;
   if (::getpeername(fd, reinterpret_cast<sockaddr*>(&server.remote), &len) != 0) return false;
-  if (bytes_sent(fd) != kHandshakeAnswerBytes) return false;  // not handled yet
+  if (bytes_written(fd) != kHandshakeAnswerBytes) return false;  // not handled yet
   struct stat st {};
   if (::fstat(fd, &st) != 0 || seen.count(st.st_ino)) return false;
   // The client's end: its own address is the server end's peer. Only an established one
@@ -203,11 +210,11 @@ bool is_connecting(int fd, uint16_t port, const std::set<uint64_t>& seen, Connec
 
 }  // namespace
 
-std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port, const std::set<uint64_t>& seen,
-                                                                   int near_fd) {
+std::variant<ConnectingClient, NotIdentified, std::string> connecting_pmix_client(
+    uint16_t port, const std::set<uint64_t>& seen, int near_fd) {
   ConnectingClient found;
   std::string error;
-  auto done = [&]() -> std::variant<ConnectingClient, std::string> {
+  auto done = [&]() -> std::variant<ConnectingClient, NotIdentified, std::string> {
     if (!error.empty()) return error;
     return found;
   };
@@ -217,7 +224,7 @@ std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port
     for (int fd = near_fd + 8; fd >= 0 && fd >= near_fd - 8; --fd)
       if (is_connecting(fd, port, seen, found, error)) return done();
   DIR* dir = ::opendir("/proc/self/fd");
-  if (!dir) return std::string("cannot list /proc/self/fd: ") + std::strerror(errno);
+  if (!dir) return NotIdentified{std::string("cannot list /proc/self/fd: ") + std::strerror(errno)};
   std::vector<int> fds;
   while (dirent* e = ::readdir(dir)) {
     char* end = nullptr;
@@ -228,9 +235,9 @@ std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port
   std::sort(fds.rbegin(), fds.rend());
   for (int fd : fds)
     if (is_connecting(fd, port, seen, found, error)) return done();
-  return std::string(
+  return NotIdentified{
       "no connection to the server's port looks like the one being accepted (blocking, 8 bytes "
-      "answered, not seen before; OpenPMIx 4.2's order: has the library changed?)");
+      "answered, not seen before; OpenPMIx 4.2's order: has the library changed?)"};
 }
 
 bool server_end_open(const SocketEnd& end) {

@@ -53,12 +53,17 @@ struct ConnectingClient {
   int server_fd = -1;      // its descriptor here (a hint for the next search)
 };
 
+// No connection looks like the one being accepted: the library does not work as above.
+struct NotIdentified {
+  std::string why;
+};
+
 // The connection to `port` (of this network namespace) that the PMIx library is accepting
-// (see above), or why it cannot be told. `seen` holds the server ends' inodes of the
+// (see above); NotIdentified; or why the client cannot be admitted (it is gone). `seen` holds the server ends' inodes of the
 // connections accepted before; the caller adds this one's. The search starts around `near_fd`
 // (the last one's server_fd; -1: none).
-std::variant<ConnectingClient, std::string> connecting_pmix_client(uint16_t port, const std::set<uint64_t>& seen,
-                                                                   int near_fd = -1);
+std::variant<ConnectingClient, NotIdentified, std::string> connecting_pmix_client(
+    uint16_t port, const std::set<uint64_t>& seen, int near_fd = -1);
 
 // Whether the library still has its end of a connection whose client end was closed: the
 // socket is established or waiting for the library's close (CLOSE_WAIT).

@@ -430,6 +430,14 @@ bool PmixServer::client_is_ours(const pmix_proc_t& proc) {
       }
       why = "its socket (" + c->address + ") belongs to uid " + std::to_string(c->uid) +
             ", not to the job's user (uid " + std::to_string(::getuid()) + ")";
+    } else if (auto* n = std::get_if<NotIdentified>(&client)) {
+      // Refusing would leave a rank of the job waiting in PMIx_Init for ever (its client
+      // library does not give up): admit it, unchecked, and say so once.
+      if (!unidentified_said_)
+        std::fprintf(stderr, "xmsgrun: PMIx server on %s cannot tell who its clients are (%s); admitting them unchecked\n",
+                     hostname_.c_str(), n->why.c_str());
+      unidentified_said_ = true;
+      return true;
     } else {
       why = std::get<std::string>(client);
     }

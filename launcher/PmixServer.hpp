@@ -145,6 +145,7 @@ class PmixServer {
   // PMIx thread only: server ends of the connections accepted, and where the last one was.
   std::set<uint64_t> seen_;
   int last_fd_ = -1;
+  bool unidentified_said_ = false;
   std::map<int, std::vector<HeldConnection>> held_;  // rank -> its clients' connections
 };
 
