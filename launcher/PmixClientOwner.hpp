@@ -6,12 +6,13 @@
 // (issue 19: the job's store is readable, and a client that joins as rank r and goes is taken
 // for rank r lost, so the job's next fence never completes). The kernel knows better: a
 // socket's owner is its creator's, and nobody can claim another's; sock_diag (what ss(8)
-// reads; /proc/net/tcp where the kernel lacks tcp_diag) reports it to every user. The library tells the host nothing about the socket, but
-// it calls the client_connected upcall on its own thread right after answering the handshake
-// (4 bytes of status, 4 of the client's index) and before it makes the socket non-blocking;
-// connections accepted but not yet handled have had nothing sent on them, and the ones
-// handled before are non-blocking and were seen here. So the one blocking connection to the
-// server's port, not seen before, that has had exactly 8 bytes sent is the one being accepted.
+// reads; /proc/net/tcp where the kernel lacks tcp_diag) reports it to every user. The library
+// tells the host nothing about the socket, but it calls the client_connected upcall on its own
+// thread right after answering the handshake (4 bytes of status, 4 of the client's index) and
+// before it makes the socket non-blocking; connections accepted but not yet handled have had
+// nothing written to them, and the ones handled before are non-blocking and were seen here.
+// So the one blocking connection to the server's port, not seen before, that has had exactly
+// 8 bytes written is the one being accepted.
 #include <sys/socket.h>
 #include <sys/types.h>
 
