@@ -152,33 +152,6 @@ std::optional<SocketInfo> look_up_in_proc_net(const SocketEnd& end) {
   return found;
 }
 
-}  // namespace
-
-std::optional<SocketInfo> socket_info(const SocketEnd& end, bool proc_net_only) {
-  // A kernel without the tcp_diag module (the soft-RoCE guest's) answers sock_diag with an
-  // error, as it does for a socket that does not exist.
-  if (!proc_net_only)
-    if (auto found = look_up_by_sock_diag(end)) return found;
-  return look_up_in_proc_net(end);
-}
-
-uint16_t pmix_port_in(const std::vector<std::string>& env) {
-  for (const auto& var : env) {
-    if (var.rfind("PMIX_SERVER_URI", 0) != 0) continue;
-    for (const char* scheme : {"tcp4://", "tcp6://"}) {
-      const size_t at = var.find(scheme);
-      if (at == std::string::npos) continue;
-      const size_t colon = var.rfind(':');  // after the host ("[::1]" has colons of its own)
-      if (colon == std::string::npos || colon < at + std::strlen(scheme)) continue;
-      const long port = std::strtol(var.c_str() + colon + 1, nullptr, 10);
-      if (port > 0 && port < 65536) return static_cast<uint16_t>(port);
-    }
-  }
-  return 0;
-}
-
-namespace {
-
 // Whether `fd` is the connection being accepted; fills `out` (or `error`) when it is.
 bool is_connecting(int fd, uint16_t port, const std::set<uint64_t>& seen, ConnectingClient& out, std::string& error) {
   // Cheapest tests first: the library's event loop makes every client it handled non-blocking.
@@ -209,6 +182,29 @@ bool is_connecting(int fd, uint16_t port, const std::set<uint64_t>& seen, Connec
 }
 
 }  // namespace
+
+std::optional<SocketInfo> socket_info(const SocketEnd& end, bool proc_net_only) {
+  // A kernel without the tcp_diag module (the soft-RoCE guest's) answers sock_diag with an
+  // error, as it does for a socket that does not exist.
+  if (!proc_net_only)
+    if (auto found = look_up_by_sock_diag(end)) return found;
+  return look_up_in_proc_net(end);
+}
+
+uint16_t pmix_port_in(const std::vector<std::string>& env) {
+  for (const auto& var : env) {
+    if (var.rfind("PMIX_SERVER_URI", 0) != 0) continue;
+    for (const char* scheme : {"tcp4://", "tcp6://"}) {
+      const size_t at = var.find(scheme);
+      if (at == std::string::npos) continue;
+      const size_t colon = var.rfind(':');  // after the host ("[::1]" has colons of its own)
+      if (colon == std::string::npos || colon < at + std::strlen(scheme)) continue;
+      const long port = std::strtol(var.c_str() + colon + 1, nullptr, 10);
+      if (port > 0 && port < 65536) return static_cast<uint16_t>(port);
+    }
+  }
+  return 0;
+}
 
 std::variant<ConnectingClient, NotIdentified, std::string> connecting_pmix_client(
     uint16_t port, const std::set<uint64_t>& seen, int near_fd) {

@@ -119,11 +119,11 @@ class PmixServer {
   // every client's handshake waits for.
   void hold_connection(const ClientAccepted& accepted, pid_t pid);
   // Closes what client_is_ours held of `rank`'s connections, once the node server has reaped
-  // the rank, and waits (up to `limit`) until the library has closed its ends. The library learns of a client's death only here, one
-  // rank at a time, each followed by settle(): OpenPMIx 4.2 frees a local fence twice when
-  // two of its participants' connections close in one pass of its event loop, one that had
-  // called in and one that had not (NodeServer.cpp, kill_alive), and ranks that die together
-  // by themselves would otherwise close theirs at once.
+  // the rank, and waits (up to `limit`) until the library has closed its ends. The library
+  // learns of a client's death only here, one rank at a time, each followed by settle():
+  // OpenPMIx 4.2 frees a local fence twice when two of its participants' connections close in
+  // one pass of its event loop, one that had called in and one that had not (NodeServer.cpp,
+  // kill_alive), and ranks that die together by themselves would otherwise close theirs at once.
   struct Released {
     bool any = false;        // the rank had held connections
     bool timed_out = false;  // the library had not closed its ends within the limit

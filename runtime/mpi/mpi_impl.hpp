@@ -433,10 +433,7 @@ class Schedule {
   size_t current_ = 0;
   bool started_ = false;
   std::vector<xmsg_request_t> pending_;
-  // Per pending request: the bytes a receive must bring (a collective's ranks agree on every
-  // message's size), -1 for a send.
-  std::vector<int64_t> pending_expected_;
-  std::vector<xmsg_status_t> statuses_;
+  std::vector<xmsg_status_t> statuses_;  // of pending_, when the round completes
   // A receive brought another length than its step posted: the ranks passed different counts.
   // The schedule still runs to its end, so no peer waits for a rank that left, and from then on
   // its sends go one byte short (an empty one carries a byte) so that ranks that only get

@@ -225,7 +225,6 @@ void release_schedule_scratch() { scratch_cache().release(); }
 int Schedule::post_round() {
   static char empty[1];
   pending_.clear();
-  pending_expected_.clear();
   const auto& ops = rounds_[current_];
   for (const Op& op : ops)
     if (op.kind == Op::kLocal) op.step();
@@ -239,7 +238,6 @@ int Schedule::post_round() {
                 : xmsgi_coll_irecv(op.bytes > 0 ? op.buf : empty, op.bytes, op.peer, tag_, transport_comm_, &r);
     if (e != MPI_SUCCESS) return e;
     pending_.push_back(r);
-    pending_expected_.push_back(op.kind == Op::kRecv ? op.bytes : -1);
   }
   for (const Op& op : ops)
     if (op.kind == Op::kLocalAfterPosts) op.step();
@@ -262,16 +260,17 @@ int Schedule::advance(bool* done) {
       // type signatures): a longer one fails in the receive (truncated), a shorter one would
       // leave part of the result stale. Either is a disagreement (disagreed_); other errors end
       // the schedule.
+      // The requests are the round's messages in order (post_round).
       bool other_error = false;
-      for (size_t i = 0; i < pending_.size(); ++i) {
-        if (pending_expected_[i] < 0) {
-          other_error = other_error || statuses_[i].error != XMSG_SUCCESS;
-        } else if (statuses_[i].error == XMSG_ERR_TRUNCATE ||
-                   (statuses_[i].error == XMSG_SUCCESS && statuses_[i].bytes != pending_expected_[i])) {
+      size_t i = 0;
+      for (const Op& op : rounds_[current_]) {
+        if (op.kind == Op::kLocal || op.kind == Op::kLocalAfterPosts) continue;
+        const xmsg_status_t& st = statuses_[i++];
+        if (op.kind == Op::kRecv &&
+            (st.error == XMSG_ERR_TRUNCATE || (st.error == XMSG_SUCCESS && st.bytes != op.bytes)))
           disagreed_ = true;
-        } else {
-          other_error = other_error || statuses_[i].error != XMSG_SUCCESS;
-        }
+        else if (st.error != XMSG_SUCCESS)
+          other_error = true;
       }
       if (other_error) return e != MPI_SUCCESS ? e : MPI_ERR_OTHER;
     }
