@@ -8,15 +8,12 @@
 #                  SLURM_CONF naming a running cluster, tests/engines)
 #   NAMELESS       XMSG_SHM_NAMELESS for the ranks (default on). With off the names must still
 #                  be there while the job runs: the check below can tell the two apart.
-# Passes when, with names wanted gone, no rank's segment has a name in /dev/shm while the job
-# runs and none is there after the kill; with off, every rank's name is there while it runs.
+# Passes when, with names wanted gone, every rank's segment is a memfd (it never had a name:
+# killed at any moment, even during MPI_Init, the job leaves nothing) and nothing is in /dev/shm
+# after the kill; with off, every rank's name is there while it runs.
 set -u
 [ $# -ge 3 ] || { echo "usage: shm_names.sh xmsgrun|mpirun|srun LAUNCHER HOLD [on|off]" >&2; exit 2; }
 kind=$1 launcher=$2 hold=$3 nameless=${4:-on}
-if [ "$nameless" != off ] && [ -r /proc/sys/kernel/yama/ptrace_scope ] && [ "$(cat /proc/sys/kernel/yama/ptrace_scope)" != 0 ]; then
-  echo "SKIP: Yama ptrace_scope $(cat /proc/sys/kernel/yama/ptrace_scope): peers cannot take descriptors, names stay (docs/shm.md)"
-  exit 77
-fi
 out=$(mktemp)
 lpid=""
 trap '[ -n "$lpid" ] && kill -9 "$lpid" 2>/dev/null; rm -f "$out"' EXIT
@@ -40,14 +37,17 @@ until [ "$(grep -c "^shm_names_hold: rank .* segment " "$out")" -eq 4 ]; do
   kill -0 "$lpid" 2>/dev/null || fail "the job ended before every rank reported"
   sleep 0.1
 done
-segments=$(sed -n "s/^shm_names_hold: rank [0-9]* pid [0-9]* segment //p" "$out")
+segments=$(sed -n "s/^shm_names_hold: rank [0-9]* pid [0-9]* segment \([^ ]*\).*/\1/p" "$out")
+kinds=$(sed -n "s/^shm_names_hold: rank [0-9]* pid [0-9]* segment [^ ]* //p" "$out" | sort -u | tr '\n' ' ')
 pids=$(sed -n "s/^shm_names_hold: rank [0-9]* pid \([0-9]*\) segment .*/\1/p" "$out")
 echo "$segments" | grep -q "^none$" && fail "a rank maps no segment of its own"
 named=""
-for s in $segments; do [ -e "$s" ] && named="$named $s"; done
+for s in $segments; do [ -e "/dev/shm/$s" ] && named="$named $s"; done
 if [ "$nameless" = off ]; then
+  [ "$kinds" = "dev-shm " ] || fail "with XMSG_SHM_NAMELESS=off the segments are not all /dev/shm objects: $kinds"
   [ "$(echo "$named" | wc -w)" -eq 4 ] || fail "with XMSG_SHM_NAMELESS=off only these names were there:$named"
 else
+  [ "$kinds" = "memfd " ] || fail "the segments are not all memfds (never named): $kinds"
   [ -z "$named" ] || fail "named in /dev/shm while the job runs:$named"
 fi
 # shellcheck disable=SC2086 # one pid a word
@@ -57,7 +57,7 @@ status=$?
 lpid=""
 [ "$status" -ne 0 ] || fail "the job ended with status 0 after its ranks were killed"
 left=""
-for s in $segments; do [ -e "$s" ] && left="$left $s"; done
+for s in $segments; do [ -e "/dev/shm/$s" ] && left="$left /dev/shm/$s"; done
 if [ "$kind" != xmsgrun ] && [ "$nameless" = off ]; then
   # What this guards against (not a test case); removed here so the run leaves nothing.
   [ -n "$left" ] && rm -f $left

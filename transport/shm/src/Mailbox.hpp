@@ -147,8 +147,8 @@ class MailboxConsumer {
   PollSpacing spacing_;
 };
 
-// The identity line of a rank's ring control (QueueControl from `magic` on), as a peer reads
-// it with pread(2) at wire-up.
+// The identity line of a rank's ring control (QueueControl from `magic` on), as the owner sends
+// it to its peers at wire-up (SegmentRendezvous) or they read it with pread(2).
 struct SegmentIdentity {
   uint64_t magic;
   uint64_t ring_cells;
@@ -156,13 +156,13 @@ struct SegmentIdentity {
   uint64_t owner_rank;
   uint64_t mailboxes;
   uint32_t local_ranks;
-  int32_t owner_fd;
+  uint32_t unused;
   uint64_t probe_addr;
   uint64_t probe_value;
 };
 static_assert(sizeof(SegmentIdentity) == kCell && offsetof(QueueControl, magic) == 2 * kCell &&
               offsetof(QueueControl, probe_value) == 2 * kCell + offsetof(SegmentIdentity, probe_value) &&
-              offsetof(QueueControl, owner_fd) == 2 * kCell + offsetof(SegmentIdentity, owner_fd));
+              offsetof(QueueControl, local_ranks) == 2 * kCell + offsetof(SegmentIdentity, local_ranks));
 
 // [QueueControl][ring cells] (page-rounded) [claims page: mapped_by line, claims: u32 x
 // (mailboxes + 1)] (page-rounded) | [192-byte gap][mailbox 0][mailbox 1]...

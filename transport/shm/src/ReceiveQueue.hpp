@@ -63,12 +63,10 @@ struct QueueControl {
   int64_t owner_pid;
   uint64_t owner_rank;
   // A rank's ring only (0 in mailboxes): the rest of what peers learn about its segment at
-  // wire-up, read with pread(2) before anything is mapped (SegmentIdentity).
+  // wire-up, before anything is mapped (SegmentIdentity: sent by the owner, or read with pread).
   uint64_t mailboxes;    // size of the segment's mailbox pool
   uint32_t local_ranks;  // the node's ranks as the owner counts them (selection must agree)
-  // The owner's descriptor of its segment for pidfd_getfd(2), or -1: then the segment is
-  // reachable only through its /dev/shm name (docs/shm.md, XMSG_SHM_NAMELESS).
-  int32_t owner_fd;
+  uint32_t unused;
   uint64_t probe_addr;   // a word in the owner's memory for the CMA probe, and its value
   uint64_t probe_value;
 };

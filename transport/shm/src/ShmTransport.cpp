@@ -1,27 +1,26 @@
-// ShmTransport: ties the pieces together. Wire-up (collective, two fences):
+// ShmTransport: ties the pieces together. Wire-up (collective, one fence):
 //   1. each rank that has local peers creates its segment (ReceiveQueue, mailbox claims, a pool
 //      of mailboxes), binds it to its NUMA node and writes its identity into the ring control:
-//      pid, ring size, pool size, local rank count, CMA probe, and the descriptor peers may
-//      take with pidfd_getfd (-1: they cannot);
-//   2. fence -> read every local peer's identity (pread, nothing mapped), open a pidfd, probe
-//      CMA;
-//   3. fence -> every identity has been read: when every local rank's descriptor can be taken,
-//      each owner unlinks its name now (XMSG_SHM_NAMELESS), so nothing of the job is left in
-//      /dev/shm however it ends.
+//      pid, ring size, pool size, local rank count, CMA probe. With XMSG_SHM_NAMELESS (the
+//      default) the segment is a memfd and the rank binds its rendezvous socket; otherwise the
+//      segment is a named /dev/shm object;
+//   2. fence -> learn every local peer's identity: through the rendezvous (the node's lowest
+//      rank collects every rank's identity and segment descriptor and hands each rank the
+//      others', SegmentRendezvous.hpp) or by reading the peer's named object (pread, nothing
+//      mapped); open a pidfd, probe CMA.
 // A peer's segment is mapped when this rank first sends to it (only the ring, the claims and
-// the mailbox it claims there), through the owner's descriptor or else its name; a name that
-// is still there goes once every local peer has mapped it, or at teardown. docs/shm.md has the
-// sizes and why.
+// the mailbox it claims there), through the descriptor it sent or else its name; a name goes
+// once every local peer has mapped it, or at teardown. docs/shm.md has the sizes and why.
 #include <xmsg/bootstrap/bootstrap.hpp>
 #include <xmsg/bootstrap/parameters.hpp>
 #include <xmsg/transport/shm.hpp>
 
 #include "CmaCopy.hpp"
-#include "DescriptorTaking.hpp"
 #include "Mailbox.hpp"
 #include "PeerMonitor.hpp"
 #include "ReceiveQueue.hpp"
 #include "Segment.hpp"
+#include "SegmentRendezvous.hpp"
 
 #include <hwloc.h>
 
@@ -34,6 +33,7 @@
 #include <fcntl.h>
 #include <string>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace xmsg::transport {
@@ -48,6 +48,27 @@ uint64_t mailbox_pool_limit() { return static_cast<uint64_t>(params::integer("XM
 
 std::string segment_name(const std::string& job_id, int rank) {
   return "/xmsg-" + job_id + "-shm-" + std::to_string(rank);
+}
+
+// A rank holds a pidfd and, until it first sends there, the segment descriptor of every local
+// peer: 1022 descriptors at 512 ranks, past the common soft limit of 1024. The soft limit goes
+// up toward the hard one as far as that needs (and 64 more for the program); a hard limit
+// below that is an error now, on every rank of the node alike, rather than a descriptor lost
+// in the middle of the rendezvous.
+void raise_descriptor_limit(size_t held) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  const rlim_t want = static_cast<rlim_t>(held) + 64;
+  if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= want) return;
+  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < want)
+    throw TransportError("shm: " + std::to_string(held / 2 + 1) + " ranks on this node need about " +
+                         std::to_string(want) + " descriptors per rank, RLIMIT_NOFILE allows " +
+                         std::to_string(lim.rlim_max) +
+                         " (raise the hard limit, ulimit -Hn, or set XMSG_SHM_NAMELESS=off to meet by /dev/shm names)");
+  lim.rlim_cur = want;
+  if (::setrlimit(RLIMIT_NOFILE, &lim) != 0)
+    throw TransportError(std::string("shm: cannot raise RLIMIT_NOFILE to ") + std::to_string(want) + ": " +
+                         std::strerror(errno));
 }
 
 // Largest eager message when CMA reaches every local peer and XMSG_EAGER_LIMIT is unset.
@@ -146,7 +167,15 @@ class ShmTransport final : public Transport {
     const SegmentLayout layout{cells_, std::min<uint64_t>(peers.size(), mailbox_pool_limit())};
     cma_probe_word = 0x5eed0000'0000'0000ULL ^ static_cast<uint64_t>(::getpid());
     if (active) {
-      own_ = Segment::create(segment_name(boot_.job_id(), boot_.rank()), layout.bytes(), nameless_wanted_);
+      const std::string name = segment_name(boot_.job_id(), boot_.rank());
+      if (nameless_wanted_) {
+        raise_descriptor_limit(2 * peers.size());
+        own_ = Segment::create_nameless(name, layout.bytes());
+        const int leader = std::min(boot_.rank(), *std::min_element(peers.begin(), peers.end()));
+        rendezvous_ = SegmentRendezvous(boot_.job_id(), boot_.rank(), leader);
+      } else {
+        own_ = Segment::create(name, layout.bytes());
+      }
       void* base = own_.data();
       bind_to_local_numa(base, own_.size());
       std::memset(base, 0, own_.size());  // first touch after binding
@@ -157,7 +186,6 @@ class ShmTransport final : public Transport {
       ctl->owner_rank = static_cast<uint64_t>(boot_.rank());
       ctl->mailboxes = layout.mailboxes;
       ctl->local_ranks = static_cast<uint32_t>(local_ranks);
-      ctl->owner_fd = nameless_wanted_ && descriptors_takable(own_.descriptor()) ? own_.descriptor() : -1;
       ctl->probe_addr = reinterpret_cast<uint64_t>(&cma_probe_word);
       ctl->probe_value = cma_probe_word;
       consumer_ = QueueConsumer(ctl, SegmentLayout::ring_cells_of(base), cells_, peers.size() == 1);
@@ -175,18 +203,27 @@ class ShmTransport final : public Transport {
       claims_bound_ = 0;
       next_claim_ = claims_;
     }
-    // Every segment exists and its identity is written once everyone is past this fence. It
-    // collects nothing: the identities travel through /dev/shm, so the wire-up costs no PMIx get
-    // per pair (at 512 ranks those 261,632 requests to one server were most of a 5-minute hello).
+    // Every segment and rendezvous socket exists and its identity is written once everyone is
+    // past this fence. It collects nothing: the identities travel between the node's ranks
+    // directly, so the wire-up costs no PMIx get per pair (at 512 ranks those 261,632 requests
+    // to one server were most of a 5-minute hello).
     boot_.fence(false);
 
     max_payload_ = ~uint64_t(0);
     cma_all_ = cma_wanted_;
-    // Every local rank reads the same identities, so all of them reach the same verdict.
-    nameless_ = active && SegmentLayout::ring_control(own_.data())->owner_fd >= 0;
+    nameless_ = active && nameless_wanted_;
+    std::vector<SegmentRendezvous::Arrival> arrivals;
+    if (nameless_) {
+      SegmentIdentity mine;
+      std::memcpy(&mine, &SegmentLayout::ring_control(own_.data())->magic, sizeof mine);
+      arrivals = rendezvous_.exchange(peers, mine, own_.descriptor());
+      // Every peer holds the segment now (or the wire-up failed): the descriptor is not needed.
+      own_.close_descriptor();
+    }
     peers_.reserve(peers.size());
-    for (int peer : peers) {
-      const SegmentIdentity h = read_identity(peer);
+    for (size_t i = 0; i < peers.size(); ++i) {
+      const int peer = peers[i];
+      const SegmentIdentity h = nameless_ ? arrivals[i].identity : read_identity(peer);
       if (h.magic != kQueueMagic || h.ring_cells < 64 || (h.ring_cells & (h.ring_cells - 1)) != 0 ||
           h.owner_rank != static_cast<uint64_t>(peer) || h.mailboxes > 4096)
         throw TransportError("shm: segment of rank " + std::to_string(peer) + " is not a valid queue");
@@ -199,19 +236,12 @@ class ShmTransport final : public Transport {
       p.pid = static_cast<pid_t>(h.owner_pid);
       p.layout = SegmentLayout{h.ring_cells, h.mailboxes};
       max_payload_ = std::min<uint64_t>(max_payload_, QueueProducer::max_payload_of(h.ring_cells));
-      p.owner_fd = h.owner_fd;
-      nameless_ = nameless_ && h.owner_fd >= 0;
+      if (nameless_) p.segment_fd = std::move(arrivals[i].segment);
       p.cma_ok = cma_wanted_ && cma_probe(p.pid, h.probe_addr, h.probe_value);
       cma_all_ = cma_all_ && p.cma_ok;
       monitor_.watch(peer, p.pid);
       peers_.push_back(std::move(p));
     }
-    // Past this fence every local peer has read our identity: the name has done its work. The
-    // fence is collective, so it depends only on what every rank of the job sees alike (every
-    // rank alone on its node: no segments at all).
-    if (nameless_wanted_ && boot_.num_nodes() < world) boot_.fence(false);
-    if (nameless_) own_.unlink();
-    else own_.close_descriptor();
     // peers_ is complete: its addresses hold from here on.
     for (Peer& p : peers_) peer_at_[static_cast<size_t>(p.rank)] = &p;
     inboxes_.clear();
@@ -360,7 +390,7 @@ class ShmTransport final : public Transport {
     bool cma_ok = false;
     bool mapped = false;
     bool map_failure_reported = false;
-    int owner_fd = -1;        // the peer's descriptor of its segment (SegmentIdentity)
+    Descriptor segment_fd;    // the peer's segment as it sent it at wire-up, until mapped
     SegmentLayout layout;     // of the peer's segment, from its identity
     Segment segment;          // the peer's ring and claims; unmapped until our first send
     Segment mailbox_pages;    // the pages of the mailbox we claimed there (none: pool full)
@@ -392,16 +422,17 @@ class ShmTransport final : public Transport {
   bool map_peer(Peer& p) {
     if (!p.map_error.empty()) return false;
     const std::string name = segment_name(boot_.job_id(), p.rank);
-    const int fd = nameless_ ? take_descriptor(monitor_.pidfd(static_cast<size_t>(&p - peers_.data())), p.owner_fd)
-                             : ::shm_open(name.c_str(), O_RDWR, 0600);
+    // The descriptor the peer sent at wire-up is needed only until this mapping.
+    const int fd = nameless_ ? p.segment_fd.get() : ::shm_open(name.c_str(), O_RDWR, 0600);
     if (fd < 0) {
-      p.map_error = "shm: cannot map the segment of rank " + std::to_string(p.rank) +
-                    (nameless_ ? " (pid " + std::to_string(p.pid) + ", its descriptor " + std::to_string(p.owner_fd) +
-                                     " by pidfd_getfd): " + std::strerror(errno) +
-                                     "; XMSG_SHM_NAMELESS=off maps segments by their /dev/shm names instead"
-                               : " (/dev/shm" + name + "): " + std::strerror(errno));
+      p.map_error = "shm: cannot map the segment of rank " + std::to_string(p.rank) + " (/dev/shm" + name +
+                    "): " + std::strerror(errno);
       return false;
     }
+    const auto done_with = [&] {
+      if (nameless_) p.segment_fd.reset();
+      else ::close(fd);
+    };
     try {
       p.segment = Segment::map(fd, name, 0, p.layout.shared_bytes(), true);
       void* base = p.segment.data();
@@ -438,10 +469,10 @@ class ShmTransport final : public Transport {
       p.mailbox_pages = Segment();
       p.producer = QueueProducer();
       p.mailbox = MailboxProducer();
-      ::close(fd);
+      done_with();
       return false;
     }
-    ::close(fd);
+    done_with();
     p.mapped = true;
     return true;
   }
@@ -528,6 +559,7 @@ class ShmTransport final : public Transport {
     claims_bound_ = 0;
     next_claim_ = &no_claims_;
     own_ = Segment();
+    rendezvous_.close();
     consumer_ = QueueConsumer();
   }
 
@@ -536,7 +568,8 @@ class ShmTransport final : public Transport {
   bool cma_wanted_ = true;
   bool cma_all_ = false;
   bool nameless_wanted_ = true;  // XMSG_SHM_NAMELESS
-  bool nameless_ = false;        // every local rank's segment is taken by descriptor
+  bool nameless_ = false;        // this rank has local peers and met them by rendezvous
+  SegmentRendezvous rendezvous_;  // the node leader's socket, from segment creation to the end of the wire-up
   uint64_t max_payload_ = 0;
   Segment own_;
   SegmentLayout own_layout_;

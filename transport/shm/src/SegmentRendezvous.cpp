@@ -1,0 +1,289 @@
+#include "SegmentRendezvous.hpp"
+
+#include <xmsg/transport/transport.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace xmsg::transport::shm {
+
+namespace {
+
+// sun_path holds 108 bytes; the abstract name takes them all but the leading NUL.
+constexpr size_t kAbstractNameMax = sizeof(sockaddr_un::sun_path) - 1;
+// The kernel's SCM_MAX_FD: descriptors one message may carry.
+constexpr size_t kFdsPerMessage = 253;
+
+// FNV-1a: a job id too long for the address is replaced by its hash (Slurm and Open MPI
+// namespaces are short; this is for the exception).
+uint64_t fnv1a(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+socklen_t address(const std::string& name, sockaddr_un& sa) {
+  std::memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  std::memcpy(sa.sun_path + 1, name.data(), name.size());
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+}
+
+std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+ucred peer_credentials(int sock) {
+  ucred who{};
+  socklen_t len = sizeof who;
+  if (::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &who, &len) != 0)
+    throw TransportError("shm: rendezvous " + errno_text("SO_PEERCRED"));
+  return who;
+}
+
+// Sends `entries` with one descriptor each. ETOOMANYREFS: this user has more descriptors in
+// flight than RLIMIT_NOFILE (root is exempt); they leave flight as the receivers take them.
+void send_entries(int sock, const SegmentIdentity* entries, const int* fds, size_t n) {
+  alignas(cmsghdr) char control[CMSG_SPACE(kFdsPerMessage * sizeof(int))];
+  iovec iov{const_cast<SegmentIdentity*>(entries), n * sizeof(SegmentIdentity)};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
+  std::memset(control, 0, msg.msg_controllen);
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(n * sizeof(int));
+  std::memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+  for (;;) {
+    if (::sendmsg(sock, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(iov.iov_len)) return;
+    if (errno == EINTR) continue;
+    if (errno == ETOOMANYREFS) {
+      ::poll(nullptr, 0, 1);
+      continue;
+    }
+    throw TransportError("shm: rendezvous " + errno_text("sendmsg"));
+  }
+}
+
+// Receives one message of whole entries, each with its descriptor (owned by `out`). Returns
+// false at the end of the stream; throws on anything else that is not that.
+bool receive_entries(int sock, std::vector<SegmentRendezvous::Arrival>& out, const char* from) {
+  SegmentIdentity entries[kFdsPerMessage];
+  alignas(cmsghdr) char control[CMSG_SPACE(kFdsPerMessage * sizeof(int))] = {};
+  iovec iov{entries, sizeof entries};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t got;
+  do got = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  while (got < 0 && errno == EINTR);
+  if (got < 0) throw TransportError(std::string("shm: rendezvous receive from ") + from + ": " + std::strerror(errno));
+  std::vector<Descriptor> fds;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
+        int one;
+        std::memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof one);
+        fds.emplace_back(one);
+      }
+  if (got == 0 && fds.empty()) return false;
+  const size_t n = static_cast<size_t>(got) / sizeof(SegmentIdentity);
+  if (msg.msg_flags & MSG_CTRUNC)
+    throw TransportError(std::string("shm: rendezvous: descriptors from ") + from +
+                         " were lost: this process is out of descriptors (RLIMIT_NOFILE)");
+  if ((msg.msg_flags & MSG_TRUNC) || got % sizeof(SegmentIdentity) != 0 || n == 0 || fds.size() != n)
+    throw TransportError(std::string("shm: rendezvous: ") + from + " sent " + std::to_string(got) + " bytes with " +
+                         std::to_string(fds.size()) + " descriptors, not identities with one each");
+  for (size_t i = 0; i < n; ++i) out.push_back({entries[i], std::move(fds[i])});
+  return true;
+}
+
+// Puts `got` in the order of `peers`, checking each is a peer and there once.
+std::vector<SegmentRendezvous::Arrival> in_order(std::span<const int> peers,
+                                                 std::vector<SegmentRendezvous::Arrival> got, const char* from) {
+  std::unordered_map<int, size_t> index_of;
+  index_of.reserve(peers.size());
+  for (size_t i = 0; i < peers.size(); ++i) index_of.emplace(peers[i], i);
+  std::vector<SegmentRendezvous::Arrival> ordered(peers.size());
+  for (auto& a : got) {
+    const auto at = index_of.find(static_cast<int>(a.identity.owner_rank));
+    if (at == index_of.end() || ordered[at->second].segment)
+      throw TransportError(std::string("shm: rendezvous: ") + from + " sent " +
+                           (at == index_of.end() ? "an identity of rank " : "a second identity of rank ") +
+                           std::to_string(a.identity.owner_rank) +
+                           (at == index_of.end() ? ", which is not a local peer (transport selection differs?)" : ""));
+    ordered[at->second] = std::move(a);
+  }
+  return ordered;
+}
+
+}  // namespace
+
+std::string SegmentRendezvous::address_of(const std::string& job_id, int leader) {
+  const std::string tail = "-shm-" + std::to_string(leader);
+  std::string name = "xmsg-" + job_id + tail;
+  if (name.size() > kAbstractNameMax) {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(job_id)));
+    name = std::string("xmsg-") + hex + tail;
+  }
+  return name;
+}
+
+SegmentRendezvous::SegmentRendezvous(const std::string& job_id, int rank, int leader)
+    : job_id_(job_id), rank_(rank), leader_(leader) {
+  if (rank != leader) return;
+  listener_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (listener_ < 0) throw TransportError("shm: rendezvous " + errno_text("socket"));
+  const std::string name = address_of(job_id, leader);
+  sockaddr_un sa;
+  if (::bind(listener_, reinterpret_cast<const sockaddr*>(&sa), address(name, sa)) != 0 ||
+      ::listen(listener_, SOMAXCONN) != 0) {
+    const int err = errno;
+    close();
+    throw TransportError("shm: cannot listen on the rendezvous socket @" + name + ": " + std::strerror(err) +
+                         (err == EADDRINUSE ? " (another process on this node holds it: the same job id)" : ""));
+  }
+}
+
+SegmentRendezvous& SegmentRendezvous::operator=(SegmentRendezvous&& o) noexcept {
+  if (this != &o) {
+    close();
+    job_id_ = std::move(o.job_id_);
+    rank_ = o.rank_;
+    leader_ = o.leader_;
+    listener_ = o.listener_;
+    o.listener_ = -1;
+  }
+  return *this;
+}
+
+void SegmentRendezvous::close() {
+  if (listener_ >= 0) ::close(listener_);
+  listener_ = -1;
+}
+
+std::vector<SegmentRendezvous::Arrival> SegmentRendezvous::exchange(std::span<const int> peers,
+                                                                     const SegmentIdentity& mine, int fd) {
+  if (peers.empty()) return {};
+  auto got = rank_ == leader_ ? lead(peers, mine, fd) : join(peers, mine, fd);
+  close();
+  return got;
+}
+
+std::vector<SegmentRendezvous::Arrival> SegmentRendezvous::lead(std::span<const int> peers,
+                                                                 const SegmentIdentity& mine, int fd) {
+  if (listener_ < 0) throw TransportError("shm: rendezvous: the leader has no listening socket");
+  const uid_t me = ::getuid();
+  std::vector<Descriptor> members;  // connections, in the order they came
+  std::vector<uint64_t> member_rank;  // the rank each connection's identity names
+  std::vector<Arrival> got;
+  members.reserve(peers.size());
+  member_rank.reserve(peers.size());
+  got.reserve(peers.size());
+  while (members.size() < peers.size()) {
+    Descriptor conn(::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC));
+    if (!conn) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      throw TransportError("shm: rendezvous " + errno_text("accept"));
+    }
+    // Another user's connection is not a rank of this job, whatever it would say: drop it.
+    const ucred who = peer_credentials(conn.get());
+    if (who.uid != me) continue;
+    const size_t before = got.size();
+    if (!receive_entries(conn.get(), got, "a local rank") || got.size() != before + 1)
+      throw TransportError("shm: rendezvous: pid " + std::to_string(who.pid) + " connected but sent " +
+                           (got.size() == before ? "nothing" : "more than its identity"));
+    if (got.back().identity.owner_pid != who.pid)
+      throw TransportError("shm: rendezvous: pid " + std::to_string(who.pid) + " sent an identity claiming pid " +
+                           std::to_string(got.back().identity.owner_pid) + " (different PID namespaces?)");
+    members.push_back(std::move(conn));
+    member_rank.push_back(got.back().identity.owner_rank);
+  }
+  auto ordered = in_order(peers, std::move(got), "a local rank");
+  // The table: every rank of the node by rank, the leader's own entry among them. Each member
+  // gets all but its own.
+  std::vector<SegmentIdentity> table;
+  std::vector<int> fds;
+  table.reserve(peers.size() + 1);
+  fds.reserve(peers.size() + 1);
+  std::vector<size_t> order(peers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return peers[a] < peers[b]; });
+  table.push_back(mine);
+  fds.push_back(fd);
+  for (size_t i : order) {
+    table.push_back(ordered[i].identity);
+    fds.push_back(ordered[i].segment.get());
+  }
+  std::vector<SegmentIdentity> others;
+  std::vector<int> other_fds;
+  for (size_t m = 0; m < members.size(); ++m) {
+    others.clear();
+    other_fds.clear();
+    for (size_t k = 0; k < table.size(); ++k)
+      if (table[k].owner_rank != member_rank[m]) {
+        others.push_back(table[k]);
+        other_fds.push_back(fds[k]);
+      }
+    for (size_t at = 0; at < others.size(); at += kFdsPerMessage)
+      send_entries(members[m].get(), others.data() + at, other_fds.data() + at,
+                   std::min(kFdsPerMessage, others.size() - at));
+  }
+  return ordered;
+}
+
+std::vector<SegmentRendezvous::Arrival> SegmentRendezvous::join(std::span<const int> peers,
+                                                                 const SegmentIdentity& mine, int fd) {
+  const std::string name = address_of(job_id_, leader_);
+  Descriptor conn(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  if (!conn) throw TransportError("shm: rendezvous " + errno_text("socket"));
+  sockaddr_un sa;
+  const socklen_t len = address(name, sa);
+  int rc;
+  do rc = ::connect(conn.get(), reinterpret_cast<const sockaddr*>(&sa), len);
+  while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    const int err = errno;
+    throw TransportError(
+        "shm: cannot reach rank " + std::to_string(leader_) + "'s rendezvous socket @" + name + ": " +
+        std::strerror(err) +
+        (err == ECONNREFUSED || err == ENOENT
+             ? " (it has none: transport selection or XMSG_SHM_NAMELESS differs between ranks, or the ranks of this "
+               "node are in different network namespaces; XMSG_SHM_NAMELESS=off meets by /dev/shm names)"
+             : ""));
+  }
+  const ucred leader = peer_credentials(conn.get());
+  if (leader.uid != ::getuid())
+    throw TransportError("shm: the rendezvous socket @" + name + " belongs to uid " + std::to_string(leader.uid) +
+                         ", not to this job's user: another user took rank " + std::to_string(leader_) + "'s address");
+  send_entries(conn.get(), &mine, &fd, 1);
+  std::vector<Arrival> got;
+  got.reserve(peers.size());
+  const std::string from = "rank " + std::to_string(leader_);
+  while (got.size() < peers.size())
+    if (!receive_entries(conn.get(), got, from.c_str()))
+      throw TransportError("shm: rendezvous: rank " + std::to_string(leader_) + " (pid " + std::to_string(leader.pid) +
+                           ") ended the exchange after " + std::to_string(got.size()) + " of " +
+                           std::to_string(peers.size()) + " identities (it failed?)");
+  auto ordered = in_order(peers, std::move(got), from.c_str());
+  for (const Arrival& a : ordered)
+    if (static_cast<int>(a.identity.owner_rank) == leader_ && a.identity.owner_pid != leader.pid)
+      throw TransportError("shm: rendezvous: the leader's identity claims pid " +
+                           std::to_string(a.identity.owner_pid) + ", its socket belongs to pid " +
+                           std::to_string(leader.pid));
+  return ordered;
+}
+
+}  // namespace xmsg::transport::shm
