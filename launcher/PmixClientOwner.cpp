@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <optional>
 
 namespace xmsg::launcher {
@@ -244,28 +245,44 @@ bool server_end_open(const SocketEnd& end) {
 int take_client_socket(pid_t pid, uint64_t inode) {
 #if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
   if (pid <= 0 || inode == 0) return -1;
-  const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
   const std::string want = "socket:[" + std::to_string(inode) + "]";
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return -1;
-  int remote_fd = -1;
-  while (dirent* e = ::readdir(d)) {
-    char target[64];
-    const ssize_t n = ::readlinkat(::dirfd(d), e->d_name, target, sizeof target - 1);
-    if (n <= 0) continue;
-    target[n] = '\0';
-    if (want == target) {
-      remote_fd = std::atoi(e->d_name);
-      break;
+  // The rank's process first, then its descendants breadth first (/proc/P/task/T/children), at
+  // most 64 processes: a wrapper and what it starts, not a whole process tree.
+  std::vector<pid_t> tree{pid};
+  for (size_t next = 0; next < tree.size() && next < 64; ++next) {
+    const pid_t holder = tree[next];
+    const std::string base = "/proc/" + std::to_string(holder);
+    if (DIR* d = ::opendir((base + "/fd").c_str())) {
+      int remote_fd = -1;
+      while (dirent* e = ::readdir(d)) {
+        char target[64];
+        const ssize_t n = ::readlinkat(::dirfd(d), e->d_name, target, sizeof target - 1);
+        if (n <= 0) continue;
+        target[n] = '\0';
+        if (want == target) {
+          remote_fd = std::atoi(e->d_name);
+          break;
+        }
+      }
+      ::closedir(d);
+      if (remote_fd >= 0) {
+        const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, holder, 0));
+        if (pidfd < 0) return -1;
+        const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, remote_fd, 0));  // O_CLOEXEC
+        ::close(pidfd);
+        return fd;
+      }
+    }
+    if (DIR* tasks = ::opendir((base + "/task").c_str())) {
+      while (dirent* t = ::readdir(tasks)) {
+        if (t->d_name[0] == '.') continue;
+        std::ifstream children(base + "/task/" + t->d_name + "/children");
+        for (pid_t child; children >> child;) tree.push_back(child);
+      }
+      ::closedir(tasks);
     }
   }
-  ::closedir(d);
-  if (remote_fd < 0) return -1;
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) return -1;
-  const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, remote_fd, 0));  // O_CLOEXEC
-  ::close(pidfd);
-  return fd;
+  return -1;
 #else
   (void)pid;
   (void)inode;

@@ -70,9 +70,11 @@ std::variant<ConnectingClient, NotIdentified, std::string> connecting_pmix_clien
 // socket is established or waiting for the library's close (CLOSE_WAIT).
 bool server_end_open(const SocketEnd& end);
 
-// A descriptor of process `pid`'s socket `inode`, taken with pidfd_getfd (the process must be
-// ours to trace: our child), close-on-exec; -1 if it has none or it cannot be taken. Holding a
-// client's end keeps its connection open after the client dies (see PmixServer).
+// A descriptor of socket `inode` held by process `pid` or one of its descendants (a rank started
+// through a wrapper script runs its PMIx client in a child), taken with pidfd_getfd (the holder
+// must be ours to trace: our child or below), close-on-exec; -1 if none of them has it or it
+// cannot be taken. Holding a client's end keeps its connection open after the client dies (see
+// PmixServer).
 int take_client_socket(pid_t pid, uint64_t inode);
 
 }  // namespace xmsg::launcher
