@@ -3,17 +3,18 @@
  *
  * An MPI hello (MPI_Allreduce of the ranks) that reports how much shared memory each rank has
  * mapped after it (or, with --before-collectives, before it): the sum of the Size and Rss
- * fields of every /dev/shm mapping in /proc/self/smaps (unlinked names show as
- * "/dev/shm/... (deleted)"), gathered to rank 0, which prints one line
+ * fields of every shared-memory mapping in /proc/self/smaps, gathered to rank 0, which prints
+ * one line
  *   footprint: ranks N size avg A max M rss avg A max M segments max K
- * Built against xmsg (xmsg_mpi) and against Open MPI (mpicc) alike, so both are measured the
- * same way in one run.
+ * Shared memory is a /dev/shm object (unlinked ones show as "/dev/shm/... (deleted)") or one of
+ * xmsg's memfds ("/memfd:xmsg-... (deleted)", which never have a name). Built against xmsg
+ * (xmsg_mpi) and against Open MPI (mpicc) alike, so both are measured the same way in one run.
  *   --pattern ring  first exchanges one small message with each neighbour (rank +- 1)
  *   --pattern all   first exchanges one small message with every other rank (every peer in use)
  *   --before-collectives  measures after that exchange, before the first collective: the
  *                   rank has then talked to exactly the peers of its pattern
  *   --max-mapped B  every rank checks its own mapped Size against B: exit 1 when above
- *   --max-segments K  likewise for the number of /dev/shm mappings
+ *   --max-segments K  likewise for the number of shared-memory mappings
  *   --sleep S       sleeps S seconds before MPI_Finalize (time for an outside sampler)
  */
 #include <mpi.h>
@@ -41,7 +42,7 @@ static int read_shm_maps(struct shm_maps* out) {
     char* dash = strchr(line, '-');
     char* space = strchr(line, ' ');
     if (dash && space && dash < space && strchr("0123456789abcdef", line[0])) {
-      in_shm = strstr(line, " /dev/shm/") != NULL;
+      in_shm = strstr(line, " /dev/shm/") != NULL || strstr(line, " /memfd:xmsg-") != NULL;
       if (in_shm) ++out->segments;
     } else if (in_shm && sscanf(line, "Size: %lld kB", &kb) == 1) {
       out->size += kb * 1024;
@@ -123,11 +124,11 @@ int main(int argc, char** argv) {
   fflush(stdout);
   int failed = 0;
   if (max_mapped >= 0 && maps.size > max_mapped) {
-    fprintf(stderr, "shm_footprint: rank %d maps %lld bytes of /dev/shm, bound %lld\n", rank, maps.size, max_mapped);
+    fprintf(stderr, "shm_footprint: rank %d maps %lld bytes of shared memory, bound %lld\n", rank, maps.size, max_mapped);
     failed = 1;
   }
   if (max_segments >= 0 && maps.segments > max_segments) {
-    fprintf(stderr, "shm_footprint: rank %d maps %lld /dev/shm segments, bound %lld\n", rank, maps.segments,
+    fprintf(stderr, "shm_footprint: rank %d maps %lld shared-memory segments, bound %lld\n", rank, maps.segments,
             max_segments);
     failed = 1;
   }
