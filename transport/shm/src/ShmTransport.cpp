@@ -2,8 +2,8 @@
 //   1. each rank that has local peers creates its segment (ReceiveQueue, mailbox claims, a pool
 //      of mailboxes), binds it to its NUMA node and writes its identity into the ring control:
 //      pid, ring size, pool size, local rank count, CMA probe. With XMSG_SHM_NAMELESS (the
-//      default) the segment is a memfd and the rank binds its rendezvous socket; otherwise the
-//      segment is a named /dev/shm object;
+//      default) the segment is a memfd and the node's lowest rank listens on the rendezvous
+//      socket; otherwise the segment is a named /dev/shm object;
 //   2. fence -> learn every local peer's identity: through the rendezvous (the node's lowest
 //      rank collects every rank's identity and segment descriptor and hands each rank the
 //      others', SegmentRendezvous.hpp) or by reading the peer's named object (pread, nothing
