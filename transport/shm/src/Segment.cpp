@@ -35,7 +35,7 @@ std::string shortage_text(const std::string& name, size_t bytes, int err) {
 
 }  // namespace
 
-Segment Segment::create(const std::string& name, size_t bytes, bool keep_descriptor) {
+Segment Segment::create(const std::string& name, size_t bytes) {
   int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0 && errno == EEXIST) {
     // Left over by a killed job that reused this id: it is ours (0600), replace it.
@@ -52,7 +52,7 @@ Segment Segment::create(const std::string& name, size_t bytes, bool keep_descrip
   }
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   int saved = errno;
-  if (p == MAP_FAILED || !keep_descriptor) ::close(fd);
+  ::close(fd);
   if (p == MAP_FAILED) {
     errno = saved;
     std::string msg = errno_text("mmap", name);
@@ -64,7 +64,6 @@ Segment Segment::create(const std::string& name, size_t bytes, bool keep_descrip
   s.data_ = p;
   s.bytes_ = bytes;
   s.owner_linked_ = true;
-  s.fd_ = keep_descriptor ? fd : -1;
   return s;
 }
 

@@ -10,9 +10,7 @@ class Segment {
  public:
   Segment() = default;
   // Creates (exclusively; a stale object of the same name is replaced) and maps `bytes`.
-  // `keep_descriptor`: hold the object open (descriptor()) so that peers can take it with
-  // pidfd_getfd(2) once the name is gone.
-  static Segment create(const std::string& name, size_t bytes, bool keep_descriptor = false);
+  static Segment create(const std::string& name, size_t bytes);
   // An object that never has a name (memfd_create(2)), reserved and mapped like create()'s;
   // peers take it by its descriptor (kept open: descriptor()). `label` is for messages.
   static Segment create_nameless(const std::string& label, size_t bytes);
@@ -32,7 +30,7 @@ class Segment {
   void* data() const { return data_; }
   size_t size() const { return bytes_; }
   const std::string& name() const { return name_; }
-  // The open object, when create() was asked to keep it; -1 otherwise.
+  // The open object of create_nameless() until close_descriptor(); -1 otherwise.
   int descriptor() const { return fd_; }
   void close_descriptor();
   // Removes the name from /dev/shm; mappings stay valid. Idempotent.

@@ -212,20 +212,15 @@ std::vector<SegmentRendezvous::Arrival> SegmentRendezvous::lead(std::span<const 
     member_rank.push_back(got.back().identity.owner_rank);
   }
   auto ordered = in_order(peers, std::move(got), "a local rank");
-  // The table: every rank of the node by rank, the leader's own entry among them. Each member
-  // gets all but its own.
-  std::vector<SegmentIdentity> table;
-  std::vector<int> fds;
+  // The table: every rank of the node, the leader's own entry first. Each member gets all but
+  // its own, in this order (a member puts them in its own order of peers).
+  std::vector<SegmentIdentity> table{mine};
+  std::vector<int> fds{fd};
   table.reserve(peers.size() + 1);
   fds.reserve(peers.size() + 1);
-  std::vector<size_t> order(peers.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return peers[a] < peers[b]; });
-  table.push_back(mine);
-  fds.push_back(fd);
-  for (size_t i : order) {
-    table.push_back(ordered[i].identity);
-    fds.push_back(ordered[i].segment.get());
+  for (const Arrival& a : ordered) {
+    table.push_back(a.identity);
+    fds.push_back(a.segment.get());
   }
   std::vector<SegmentIdentity> others;
   std::vector<int> other_fds;
