@@ -134,7 +134,7 @@ constexpr std::array kTable = {
     Parameter{"XMSG_SHM_CMA", Flag, Shm, "on", 0, 0, "", "",
               "off: no single-copy (process_vm_readv/writev) transfers; large messages take the two-copy path, MPI_Win_create windows the message path"},
     Parameter{"XMSG_SHM_NAMELESS", Flag, Shm, "on", 0, 0, "", "",
-              "on: segments are memfds handed to the local peers over an abstract unix socket, and collective regions and shared windows never have a name (peers take the owner's descriptor with pidfd_getfd), so a killed job leaves nothing in /dev/shm under any launcher; off: segments are /dev/shm objects whose names stay until every local peer has mapped them"},
+              "on: segments are memfds handed to the local peers over an abstract unix socket, and collective regions and shared windows never have a name (their creator hands the descriptor over its own abstract socket), so a killed job leaves nothing in /dev/shm under any launcher; off: segments are /dev/shm objects whose names stay until every local peer has mapped them"},
     Parameter{"XMSG_SHM_LIVENESS_US", Integer, Shm, "2000", 1, 60000000, "", "us",
               "how often, at most, an idle poller checks whether its node's peers are alive"},
     Parameter{"XMSG_SHM_MAILBOXES", Integer, Shm, "64", 0, 4096, "", "mailboxes",

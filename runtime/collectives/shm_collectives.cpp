@@ -41,6 +41,7 @@
 #include "algorithm_selection.hpp"
 #include "coll.hpp"
 #include "node_profile.hpp"
+#include "node_shared.hpp"
 #include "xmsg_internal.h"
 
 namespace xmsg::coll {
@@ -98,9 +99,10 @@ bool on_one_node(const Comm& c) {
 }
 
 // Rank 0 creates the region and says whether it could, with what the others need to join it
-// (its descriptor where the region is nameless); the others map it and answer; rank 0 lets go
-// of the name and the descriptor (everyone has mapped it or given up) and sends the verdict,
-// so every rank takes the same path even when /dev/shm is full or a map fails.
+// (where the region is nameless, the token to show at its socket, which rank 0 serves until
+// every member has the descriptor); the others map it and answer; rank 0 lets go of the name
+// and the descriptor (everyone has mapped it or given up) and sends the verdict, so every rank
+// takes the same path even when /dev/shm is full or a map fails.
 bool set_up(const Comm& c, NodeShm* s) {
   uint32_t context = 0;
   int creator = 0;
@@ -127,8 +129,19 @@ bool set_up(const Comm& c, NodeShm* s) {
     invitation.status = mine;
     std::vector<char> answers(static_cast<size_t>(c.size), kSetupFailed);
     {
+      // The invitations go out whole before rank 0 serves the members' calls for its descriptor
+      // (they come as soon as they have it), and the answers come after that.
+      Step invite(c);
+      for (int r = 1; r < c.size; ++r) invite.send(&invitation, sizeof invitation, r, kTagNodeRegion);
+      if (invite.wait() != XMSG_SUCCESS) mine = kSetupFailed;
+      if (mine == kSetupOk) {
+        try {
+          s->region.share(c.size - 1, xmsgi_pause_in_runtime());
+        } catch (const std::exception&) {
+          mine = kSetupFailed;
+        }
+      }
       Step step(c);
-      for (int r = 1; r < c.size; ++r) step.send(&invitation, sizeof invitation, r, kTagNodeRegion);
       for (int r = 1; r < c.size; ++r) step.recv(&answers[static_cast<size_t>(r)], 1, r, kTagNodeRegion + 1);
       if (step.wait() != XMSG_SUCCESS) mine = kSetupFailed;
     }
@@ -143,7 +156,8 @@ bool set_up(const Comm& c, NodeShm* s) {
       invitation.status = kSetupFailed;
     if (invitation.status == kSetupOk) {
       try {
-        s->region = NodeCollectiveRegion::join(name, c.size, slot, chunk, chunks, invitation.ticket);
+        s->region = NodeCollectiveRegion::join(name, c.size, slot, chunk, chunks, invitation.ticket,
+                                               xmsgi_pause_in_runtime());
         s->region.publish_identity(c.rank);
       } catch (const std::exception&) {
         mine = kSetupFailed;

@@ -192,21 +192,23 @@ void xmsgi_idle(unsigned* spins);
 int xmsgi_check_peer(xmsg_comm_t comm, int rank, const char* func);
 // ---- memory shared by the ranks of one node (runtime/src/node_shared.cpp) ----
 // For the MPI layer's one-node windows: the shm transport's NodeSharedObject, nameless (a
-// memfd whose descriptor the others take with pidfd_getfd) where XMSG_SHM_NAMELESS is on and
-// the node allows it, else a 0600 /dev/shm object named `name`; every page reserved at
-// creation. One rank creates it and sends the ticket; the others join; the creator calls
-// xmsgi_shared_done_sharing once they all have (or gave up). Failures return XMSG_ERR_NO_MEMORY
-// with the reason (naming the object) in `why` (`why_len` bytes).
+// memfd the creator hands to the others over an abstract unix socket) where XMSG_SHM_NAMELESS
+// is on, else a 0600 /dev/shm object named `name`; every page reserved at creation. One rank
+// creates it and sends the ticket, then hands the object over (xmsgi_shared_share) while the
+// others join; it calls xmsgi_shared_done_sharing once they all have (or gave up). Failures
+// return XMSG_ERR_NO_MEMORY with the reason (naming the object) in `why` (`why_len` bytes).
 struct xmsgi_shared_ticket {
   int64_t creator_pid;
-  int32_t descriptor;
+  uint64_t token[2];
   int32_t nameless;
+  int32_t unused;
 };
 typedef struct xmsgi_shared xmsgi_shared;
 int xmsgi_shared_create(const char* name, uint64_t bytes, xmsgi_shared** out, struct xmsgi_shared_ticket* ticket,
                         char* why, size_t why_len);
 int xmsgi_shared_join(const char* name, uint64_t bytes, const struct xmsgi_shared_ticket* ticket, xmsgi_shared** out,
                       char* why, size_t why_len);
+int xmsgi_shared_share(xmsgi_shared* shared, int joiners, char* why, size_t why_len);
 void* xmsgi_shared_data(const xmsgi_shared* shared);
 void xmsgi_shared_done_sharing(xmsgi_shared* shared);
 // Unmaps; nullptr is ignored.

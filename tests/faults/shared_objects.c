@@ -1,11 +1,20 @@
 /* What dev_shm_watch watches (issue 19, nothing named in /dev/shm): a one-node job that sets
  * up the objects one rank creates for all (a collective region by MPI_Allreduce on
- * MPI_COMM_WORLD, a window by MPI_Win_allocate_shared), checks each works, and ends. */
+ * MPI_COMM_WORLD, a window by MPI_Win_allocate_shared), checks each works, and ends.
+ * shared_objects [--not-dumpable] */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
 
 int main(int argc, char** argv) {
   int rank = -1, size = 0, sum = 0, bad = 0;
+  /* --not-dumpable: as a rank under Yama ptrace_scope 1 or a setuid wrapper, no peer may take
+   * this process's descriptors or read its memory (pidfd_getfd, process_vm_readv). */
+  if (argc > 1 && strcmp(argv[1], "--not-dumpable") == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    perror("shared_objects: prctl(PR_SET_DUMPABLE)");
+    return 2;
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

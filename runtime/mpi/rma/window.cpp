@@ -138,7 +138,7 @@ int make_window(MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info, int 
 }
 
 // One segment for the whole communicator, mapped by every rank: rank 0 creates it (nameless
-// where the node allows, xmsgi_shared_create) and sends how to join it, the others join, and
+// unless XMSG_SHM_NAMELESS=off, xmsgi_shared_create) and sends how to join it, the others join, and
 // rank 0 lets go of the name or descriptor once all have it mapped, so nothing outlives the
 // job. `with_memory` false: the control block alone (the single-copy path's locks).
 int map_shared(Window* w, const char* func, bool with_memory = true) {
@@ -169,6 +169,8 @@ int map_shared(Window* w, const char* func, bool with_memory = true) {
                                         why, sizeof why) == XMSG_SUCCESS;
   xmsg_bcast(&invitation, sizeof invitation, XMSG_BYTE, 0, w->xcomm);
   int ok = static_cast<int>(invitation.ok);
+  // The others come for the descriptor as soon as they have the invitation.
+  if (ok && w->rank == 0) ok = xmsgi_shared_share(w->shared, w->size - 1, why, sizeof why) == XMSG_SUCCESS;
   if (ok && w->rank != 0)
     ok = xmsgi_shared_join(name.c_str(), static_cast<uint64_t>(total), &invitation.ticket, &w->shared, why,
                            sizeof why) == XMSG_SUCCESS;

@@ -89,12 +89,13 @@ NodeCollectiveRegion NodeCollectiveRegion::create(const std::string& name, int r
 }
 
 NodeCollectiveRegion NodeCollectiveRegion::join(const std::string& name, int ranks, size_t slot_bytes,
-                                                size_t pipe_chunk_bytes, int pipe_chunks, const JoinTicket& ticket) {
+                                                size_t pipe_chunk_bytes, int pipe_chunks, const JoinTicket& ticket,
+                                                const NodeSharedObject::Pause& pause) {
   slot_bytes = round_up(slot_bytes, kStride);
   pipe_chunk_bytes = round_up(pipe_chunk_bytes, kPage);
   pipe_chunks = pipe_chunks_within_budget(ranks, pipe_chunk_bytes, pipe_chunks);
   const size_t bytes = bytes_for(ranks, slot_bytes, pipe_chunk_bytes, pipe_chunks);
-  NodeSharedObject object = NodeSharedObject::join(name, bytes, ticket, bytes <= kPopulateUpTo);
+  NodeSharedObject object = NodeSharedObject::join(name, bytes, ticket, bytes <= kPopulateUpTo, pause);
   auto* header = static_cast<Header*>(object.data());
   if (std::atomic_ref<uint64_t>(header->magic).load(std::memory_order_acquire) != kRegionMagic ||
       header->ranks != static_cast<uint64_t>(ranks) || header->slot_bytes != slot_bytes ||
@@ -143,6 +144,10 @@ bool NodeCollectiveRegion::can_read_from(int rank) const {
   const int64_t pid = theirs.pid.load(std::memory_order_acquire);
   const uint64_t self = theirs.self.load(std::memory_order_relaxed);
   return pid > 0 && self != 0 && cma_probe(static_cast<pid_t>(pid), self, static_cast<uint64_t>(pid));
+}
+
+void NodeCollectiveRegion::share(int joiners, const NodeSharedObject::Pause& pause) {
+  object_.share(joiners, pause);
 }
 
 void NodeCollectiveRegion::done_sharing() { object_.done_sharing(); }

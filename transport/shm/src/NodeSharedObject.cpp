@@ -1,85 +1,204 @@
 #include <xmsg/transport/shm/NodeSharedObject.hpp>
 
-#include "DescriptorTaking.hpp"
+#include "AbstractSocket.hpp"
 #include "Segment.hpp"
 
 #include <xmsg/transport/transport.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <poll.h>
+#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
+#include <utility>
 
 namespace xmsg::transport::shm {
 
+namespace {
+
+// What a joiner sends: the ticket's token.
+struct Claim {
+  uint64_t token[2];
+};
+
+// What the creator answers, with the descriptor.
+struct Handover {
+  uint64_t bytes;
+};
+
+// A joiner that connected gets this long to show its token (it sends it right after connect);
+// a process of the same user that connects and says nothing must not stall the creator.
+constexpr int kClaimTimeoutMs = 5000;
+
+uint64_t random_word() {
+  uint64_t w = 0;
+  for (size_t got = 0; got < sizeof w;) {
+    const ssize_t n = ::getrandom(reinterpret_cast<char*>(&w) + got, sizeof w - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw TransportError("shm: " + errno_text("getrandom"));
+    got += static_cast<size_t>(n);
+  }
+  return w;
+}
+
+// Serves one connection: the caller must be of this user and show the token. Returns whether
+// it got the descriptor.
+bool serve(int conn, const JoinTicket& ticket, int fd, uint64_t bytes, const std::string& what) {
+  if (peer_credentials(conn, what).uid != ::getuid()) return false;
+  timeval patience{kClaimTimeoutMs / 1000, 0};
+  ::setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  Claim claim{};
+  ssize_t got;
+  do got = ::recv(conn, &claim, sizeof claim, 0);
+  while (got < 0 && errno == EINTR);
+  if (got != static_cast<ssize_t>(sizeof claim) || claim.token[0] != ticket.token[0] ||
+      claim.token[1] != ticket.token[1])
+    return false;
+  const Handover handover{bytes};
+  try {
+    send_with_descriptors(conn, &handover, sizeof handover, &fd, 1, what);
+  } catch (const TransportError&) {
+    return false;  // the caller went away meanwhile
+  }
+  return true;
+}
+
+}  // namespace
+
 NodeSharedObject::NodeSharedObject() = default;
-NodeSharedObject::NodeSharedObject(NodeSharedObject&&) noexcept = default;
-NodeSharedObject& NodeSharedObject::operator=(NodeSharedObject&&) noexcept = default;
-NodeSharedObject::~NodeSharedObject() = default;
+
+NodeSharedObject::NodeSharedObject(NodeSharedObject&& o) noexcept { *this = std::move(o); }
+
+NodeSharedObject& NodeSharedObject::operator=(NodeSharedObject&& o) noexcept {
+  if (this != &o) {
+    if (listener_ >= 0) ::close(listener_);
+    segment_ = std::move(o.segment_);
+    nameless_ = o.nameless_;
+    listener_ = std::exchange(o.listener_, -1);
+    ticket_ = o.ticket_;
+    name_ = std::move(o.name_);
+  }
+  return *this;
+}
+
+NodeSharedObject::~NodeSharedObject() {
+  if (listener_ >= 0) ::close(listener_);
+}
+
+std::string NodeSharedObject::address_of(const std::string& name) {
+  const std::string plain = name.starts_with('/') ? name.substr(1) : name;
+  return plain.size() <= kAbstractNameMax ? plain : "xmsg-object-" + hex64(fnv1a(name));
+}
 
 NodeSharedObject NodeSharedObject::create(const std::string& name, size_t bytes, bool nameless_wanted) {
   NodeSharedObject o;
-  if (nameless_wanted) {
-    auto s = std::make_unique<Segment>(Segment::create_nameless(name, bytes));
-    if (descriptors_takable(s->descriptor())) {
-      o.segment_ = std::move(s);
-      o.nameless_ = true;
-      return o;
-    }
+  o.name_ = name;
+  o.ticket_.creator_pid = ::getpid();
+  if (!nameless_wanted) {
+    o.segment_ = std::make_unique<Segment>(Segment::create(name, bytes));
+    return o;
   }
-  o.segment_ = std::make_unique<Segment>(Segment::create(name, bytes));
+  o.segment_ = std::make_unique<Segment>(Segment::create_nameless(name, bytes));
+  o.listener_ = listen_abstract(address_of(name), "shared object " + name).release();
+  o.nameless_ = true;
+  o.ticket_.nameless = 1;
+  o.ticket_.token[0] = random_word();
+  o.ticket_.token[1] = random_word();
   return o;
 }
 
+void NodeSharedObject::share(int joiners, const Pause& pause, int patience_ms) {
+  if (!nameless_ || listener_ < 0) return;
+  const std::string what = "shared object " + name_;
+  const int fd = segment_->descriptor();
+  int served = 0;
+  auto last = std::chrono::steady_clock::now();
+  try {
+    while (served < joiners) {
+      pollfd p{listener_, POLLIN, 0};
+      const int ready = ::poll(&p, 1, pause ? 1 : 100);
+      if (ready < 0 && errno != EINTR) throw TransportError("shm: " + what + " " + errno_text("poll"));
+      if (ready <= 0) {
+        if (pause) pause();
+        if (std::chrono::steady_clock::now() - last > std::chrono::milliseconds(patience_ms))
+          throw TransportError("shm: " + what + ": " + std::to_string(joiners - served) + " of " +
+                               std::to_string(joiners) + " ranks did not come for its descriptor in " +
+                               std::to_string(patience_ms) +
+                               " ms (are this node's ranks in different network namespaces? "
+                               "XMSG_SHM_NAMELESS=off joins by name)");
+        continue;
+      }
+      Descriptor conn(::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC));
+      if (!conn) {
+        if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN) continue;
+        throw TransportError("shm: " + what + " " + errno_text("accept"));
+      }
+      last = std::chrono::steady_clock::now();
+      if (serve(conn.get(), ticket_, fd, segment_->size(), what)) ++served;
+    }
+  } catch (...) {
+    ::close(std::exchange(listener_, -1));
+    throw;
+  }
+  ::close(std::exchange(listener_, -1));
+}
+
 NodeSharedObject NodeSharedObject::join(const std::string& name, size_t bytes, const JoinTicket& ticket,
-                                        bool populate) {
+                                        bool populate, const Pause& pause) {
   NodeSharedObject o;
+  o.name_ = name;
   if (!ticket.nameless) {
     o.segment_ = std::make_unique<Segment>(Segment::open(name, bytes, populate));
     return o;
   }
-#if defined(SYS_pidfd_open)
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(ticket.creator_pid), 0));
-#else
-  const int pidfd = -1;
-  errno = ENOSYS;
-#endif
-  const int fd = pidfd < 0 ? -1 : take_descriptor(pidfd, ticket.descriptor);
-  const int saved = errno;
-  if (pidfd >= 0) ::close(pidfd);
-  if (fd < 0)
-    throw TransportError("shm: cannot take the descriptor of " + name + " from pid " +
-                         std::to_string(ticket.creator_pid) + " (pidfd_getfd: " + std::strerror(saved) +
-                         "); XMSG_SHM_NAMELESS=off joins by name instead");
-  // The descriptor must be the object the creator announced: a pid reused by another process
-  // (a creator that died meanwhile) would hand over something else entirely.
+  const std::string address = address_of(name);
+  const std::string what = "shared object " + name;
+  Descriptor conn = connect_abstract(address);
+  if (!conn)
+    throw TransportError("shm: cannot reach the creator of " + name + " (pid " + std::to_string(ticket.creator_pid) +
+                         ") at @" + address + ": " + std::strerror(errno) +
+                         " (ranks of one node in different network namespaces? XMSG_SHM_NAMELESS=off joins by name)");
+  // The socket must be the creator's: another process of this user could not have bound the
+  // name before it (the creator would have failed), but say so if the kernel disagrees.
+  const ucred creator = peer_credentials(conn.get(), what);
+  if (creator.uid != ::getuid() || creator.pid != ticket.creator_pid)
+    throw TransportError("shm: the socket @" + address + " belongs to pid " + std::to_string(creator.pid) + " uid " +
+                         std::to_string(creator.uid) + ", not to the creator of " + name + " (pid " +
+                         std::to_string(ticket.creator_pid) + ")");
+  const Claim claim{{ticket.token[0], ticket.token[1]}};
+  send_with_descriptors(conn.get(), &claim, sizeof claim, nullptr, 0, what);
+  // The creator answers once it gets to this connection (it serves them in turn).
+  for (pollfd p{conn.get(), POLLIN, 0};;) {
+    const int ready = ::poll(&p, 1, pause ? 1 : -1);
+    if (ready > 0) break;
+    if (ready < 0 && errno != EINTR) throw TransportError("shm: " + what + " " + errno_text("poll"));
+    if (ready == 0 && pause) pause();
+  }
+  Handover handover{};
+  Received got = receive_with_descriptors(conn.get(), &handover, sizeof handover, what + " receive");
+  if (got.bytes != static_cast<ssize_t>(sizeof handover) || got.descriptors.size() != 1 || handover.bytes != bytes)
+    throw TransportError("shm: the creator of " + name + " (pid " + std::to_string(ticket.creator_pid) + ") " +
+                         (got.bytes == 0 && got.descriptors.empty()
+                              ? std::string("closed the socket without handing over its descriptor (it gave up?)")
+                              : "did not hand over one " + std::to_string(bytes) + "-byte object"));
+  // Trust the kernel, not the message, about the size.
   struct stat st{};
-  if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != bytes) {
-    ::close(fd);
-    throw TransportError("shm: the descriptor taken from pid " + std::to_string(ticket.creator_pid) + " for " + name +
-                         " is not a " + std::to_string(bytes) + "-byte shared object");
-  }
-  try {
-    o.segment_ = std::make_unique<Segment>(Segment::map(fd, name, 0, bytes, populate));
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  ::close(fd);
+  const int fd = got.descriptors[0].get();
+  if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != bytes)
+    throw TransportError("shm: the descriptor handed over for " + name + " is not a " + std::to_string(bytes) +
+                         "-byte shared object");
+  o.segment_ = std::make_unique<Segment>(Segment::map(fd, name, 0, bytes, populate));
   o.nameless_ = true;
   return o;
 }
 
-JoinTicket NodeSharedObject::ticket() const {
-  JoinTicket t;
-  t.creator_pid = ::getpid();
-  t.nameless = nameless_ ? 1 : 0;
-  t.descriptor = nameless_ && segment_ ? segment_->descriptor() : -1;
-  return t;
-}
+JoinTicket NodeSharedObject::ticket() const { return ticket_; }
 
 void NodeSharedObject::done_sharing() {
+  if (listener_ >= 0) ::close(std::exchange(listener_, -1));
   if (!segment_) return;
   segment_->unlink();
   segment_->close_descriptor();

@@ -1,15 +1,12 @@
 #include "SegmentRendezvous.hpp"
 
+#include "AbstractSocket.hpp"
+
 #include <xmsg/transport/transport.hpp>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstddef>
-#include <cstdio>
 #include <cstring>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -17,95 +14,28 @@ namespace xmsg::transport::shm {
 
 namespace {
 
-// sun_path holds 108 bytes; the abstract name takes them all but the leading NUL.
-constexpr size_t kAbstractNameMax = sizeof(sockaddr_un::sun_path) - 1;
-// The kernel's SCM_MAX_FD: descriptors one message may carry.
-constexpr size_t kFdsPerMessage = 253;
+const std::string kWhat = "rendezvous";
 
-// FNV-1a: a job id too long for the address is replaced by its hash (Slurm and Open MPI
-// namespaces are short; this is for the exception).
-uint64_t fnv1a(const std::string& text) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
-
-socklen_t address(const std::string& name, sockaddr_un& sa) {
-  std::memset(&sa, 0, sizeof sa);
-  sa.sun_family = AF_UNIX;
-  std::memcpy(sa.sun_path + 1, name.data(), name.size());
-  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-}
-
-std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
-
-ucred peer_credentials(int sock) {
-  ucred who{};
-  socklen_t len = sizeof who;
-  if (::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &who, &len) != 0)
-    throw TransportError("shm: rendezvous " + errno_text("SO_PEERCRED"));
-  return who;
-}
-
-// Sends `entries` with one descriptor each. ETOOMANYREFS: this user has more descriptors in
-// flight than RLIMIT_NOFILE (root is exempt); they leave flight as the receivers take them.
 void send_entries(int sock, const SegmentIdentity* entries, const int* fds, size_t n) {
-  alignas(cmsghdr) char control[CMSG_SPACE(kFdsPerMessage * sizeof(int))];
-  iovec iov{const_cast<SegmentIdentity*>(entries), n * sizeof(SegmentIdentity)};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
-  std::memset(control, 0, msg.msg_controllen);
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(n * sizeof(int));
-  std::memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-  for (;;) {
-    if (::sendmsg(sock, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(iov.iov_len)) return;
-    if (errno == EINTR) continue;
-    if (errno == ETOOMANYREFS) {
-      ::poll(nullptr, 0, 1);
-      continue;
-    }
-    throw TransportError("shm: rendezvous " + errno_text("sendmsg"));
-  }
+  send_with_descriptors(sock, entries, n * sizeof(SegmentIdentity), fds, n, kWhat);
 }
 
 // Receives one message of whole entries, each with its descriptor (owned by `out`). Returns
 // false at the end of the stream; throws on anything else that is not that.
 bool receive_entries(int sock, std::vector<SegmentRendezvous::Arrival>& out, const char* from) {
   SegmentIdentity entries[kFdsPerMessage];
-  alignas(cmsghdr) char control[CMSG_SPACE(kFdsPerMessage * sizeof(int))] = {};
-  iovec iov{entries, sizeof entries};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t got;
-  do got = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-  while (got < 0 && errno == EINTR);
-  if (got < 0) throw TransportError(std::string("shm: rendezvous receive from ") + from + ": " + std::strerror(errno));
-  std::vector<Descriptor> fds;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i) {
-        int one;
-        std::memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof one);
-        fds.emplace_back(one);
-      }
-  if (got == 0 && fds.empty()) return false;
-  const size_t n = static_cast<size_t>(got) / sizeof(SegmentIdentity);
-  if (msg.msg_flags & MSG_CTRUNC)
+  Received got =
+      receive_with_descriptors(sock, entries, sizeof entries, std::string("rendezvous receive from ") + from);
+  if (got.bytes == 0 && got.descriptors.empty()) return false;
+  const size_t n = static_cast<size_t>(got.bytes) / sizeof(SegmentIdentity);
+  if (got.descriptors_lost)
     throw TransportError(std::string("shm: rendezvous: descriptors from ") + from +
                          " were lost: this process is out of descriptors (RLIMIT_NOFILE)");
-  if ((msg.msg_flags & MSG_TRUNC) || got % sizeof(SegmentIdentity) != 0 || n == 0 || fds.size() != n)
-    throw TransportError(std::string("shm: rendezvous: ") + from + " sent " + std::to_string(got) + " bytes with " +
-                         std::to_string(fds.size()) + " descriptors, not identities with one each");
-  for (size_t i = 0; i < n; ++i) out.push_back({entries[i], std::move(fds[i])});
+  if (got.truncated || got.bytes % sizeof(SegmentIdentity) != 0 || n == 0 || got.descriptors.size() != n)
+    throw TransportError(std::string("shm: rendezvous: ") + from + " sent " + std::to_string(got.bytes) +
+                         " bytes with " + std::to_string(got.descriptors.size()) +
+                         " descriptors, not identities with one each");
+  for (size_t i = 0; i < n; ++i) out.push_back({entries[i], std::move(got.descriptors[i])});
   return true;
 }
 
@@ -132,29 +62,14 @@ std::vector<SegmentRendezvous::Arrival> in_order(std::span<const int> peers,
 
 std::string SegmentRendezvous::address_of(const std::string& job_id, int leader) {
   const std::string tail = "-shm-" + std::to_string(leader);
-  std::string name = "xmsg-" + job_id + tail;
-  if (name.size() > kAbstractNameMax) {
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(job_id)));
-    name = std::string("xmsg-") + hex + tail;
-  }
-  return name;
+  const std::string name = "xmsg-" + job_id + tail;
+  return name.size() <= kAbstractNameMax ? name : "xmsg-" + hex64(fnv1a(job_id)) + tail;
 }
 
 SegmentRendezvous::SegmentRendezvous(const std::string& job_id, int rank, int leader)
     : job_id_(job_id), rank_(rank), leader_(leader) {
   if (rank != leader) return;
-  listener_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (listener_ < 0) throw TransportError("shm: rendezvous " + errno_text("socket"));
-  const std::string name = address_of(job_id, leader);
-  sockaddr_un sa;
-  if (::bind(listener_, reinterpret_cast<const sockaddr*>(&sa), address(name, sa)) != 0 ||
-      ::listen(listener_, SOMAXCONN) != 0) {
-    const int err = errno;
-    close();
-    throw TransportError("shm: cannot listen on the rendezvous socket @" + name + ": " + std::strerror(err) +
-                         (err == EADDRINUSE ? " (another process on this node holds it: the same job id)" : ""));
-  }
+  listener_ = listen_abstract(address_of(job_id, leader), kWhat).release();
 }
 
 SegmentRendezvous& SegmentRendezvous::operator=(SegmentRendezvous&& o) noexcept {
@@ -199,7 +114,7 @@ std::vector<SegmentRendezvous::Arrival> SegmentRendezvous::lead(std::span<const 
       throw TransportError("shm: rendezvous " + errno_text("accept"));
     }
     // Another user's connection is not a rank of this job, whatever it would say: drop it.
-    const ucred who = peer_credentials(conn.get());
+    const ucred who = peer_credentials(conn.get(), kWhat);
     if (who.uid != me) continue;
     const size_t before = got.size();
     if (!receive_entries(conn.get(), got, "a local rank") || got.size() != before + 1)
@@ -242,14 +157,8 @@ std::vector<SegmentRendezvous::Arrival> SegmentRendezvous::lead(std::span<const 
 std::vector<SegmentRendezvous::Arrival> SegmentRendezvous::join(std::span<const int> peers,
                                                                  const SegmentIdentity& mine, int fd) {
   const std::string name = address_of(job_id_, leader_);
-  Descriptor conn(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
-  if (!conn) throw TransportError("shm: rendezvous " + errno_text("socket"));
-  sockaddr_un sa;
-  const socklen_t len = address(name, sa);
-  int rc;
-  do rc = ::connect(conn.get(), reinterpret_cast<const sockaddr*>(&sa), len);
-  while (rc != 0 && errno == EINTR);
-  if (rc != 0) {
+  Descriptor conn = connect_abstract(name);
+  if (!conn) {
     const int err = errno;
     throw TransportError(
         "shm: cannot reach rank " + std::to_string(leader_) + "'s rendezvous socket @" + name + ": " +
@@ -259,7 +168,7 @@ std::vector<SegmentRendezvous::Arrival> SegmentRendezvous::join(std::span<const 
                "node are in different network namespaces; XMSG_SHM_NAMELESS=off meets by /dev/shm names)"
              : ""));
   }
-  const ucred leader = peer_credentials(conn.get());
+  const ucred leader = peer_credentials(conn.get(), kWhat);
   if (leader.uid != ::getuid())
     throw TransportError("shm: the rendezvous socket @" + name + " belongs to uid " + std::to_string(leader.uid) +
                          ", not to this job's user: another user took rank " + std::to_string(leader_) + "'s address");

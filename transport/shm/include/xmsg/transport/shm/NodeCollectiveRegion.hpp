@@ -1,6 +1,7 @@
 // NodeCollectiveRegion: the shared-memory segment through which the ranks of one communicator
 // that all live on one node run small collectives (runtime/collectives/shm_collectives.cpp).
-// A NodeSharedObject: nameless where the members can take the creator's descriptor, else
+// A NodeSharedObject: nameless unless XMSG_SHM_NAMELESS=off (the creator hands its descriptor
+// to the members, share()), else
 // named like every xmsg segment, /dev/shm/xmsg-<job_id>-coll-..., 0600, so the launcher's
 // cleanup of /xmsg-<job_id>-* removes it after a kill -9, and its creator unlinks it as soon
 // as every member has mapped it (done_sharing).
@@ -77,12 +78,15 @@ class NodeCollectiveRegion {
   // Maps a region a peer created; throws TransportError when it cannot be joined or its header
   // does not describe `ranks` ranks with `slot_bytes` slots.
   static NodeCollectiveRegion join(const std::string& name, int ranks, size_t slot_bytes, size_t pipe_chunk_bytes,
-                                   int pipe_chunks, const JoinTicket& ticket);
+                                   int pipe_chunks, const JoinTicket& ticket, const NodeSharedObject::Pause& pause);
   // Segment name for a communicator: unique per job, context id and creating world rank
   // (disjoint communicators made by one split share a context id, never a creator).
   static std::string name_for(const std::string& job_id, uint32_t context, int creator_world_rank);
   static size_t bytes_for(int ranks, size_t slot_bytes, size_t pipe_chunk_bytes, int pipe_chunks);
 
+  // The creator, after sending the ticket: hands the region to `joiners` members as they join
+  // (NodeSharedObject::share); throws TransportError when some never come.
+  void share(int joiners, const NodeSharedObject::Pause& pause);
   // The creator, once every member joined or gave up: the name (if any) and the descriptor go;
   // the mappings stay valid.
   void done_sharing();
