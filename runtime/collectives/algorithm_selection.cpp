@@ -8,8 +8,10 @@
 //   barrier, bcast, reduce, allreduce, alltoall: when every rank of the communicator is on
 //               this node and the data fits a slot (SHM_SLOT bytes; n * block for alltoall;
 //               bcast also <= SHM_BCAST_MAX):                  shared memory, one phase
-//   bcast, allreduce, alltoall: one-node communicators whose members may read each other's
-//               memory, from CMA_*_MIN bytes (block for alltoall): single-copy (CMA) reads
+//   bcast, allreduce, alltoall, allgather, reduce_scatter: one-node communicators whose members
+//               may read each other's memory, from CMA_*_MIN bytes (block for alltoall and
+//               allgather) and where the measured profile (or PIPE_*_MAX) does not keep the
+//               pipelines: single-copy (CMA) reads
 //   barrier     n <= BARRIER_LINEAR_MAX or oversubscribed      linear (to rank 0 and back)
 //               otherwise                                      dissemination
 //   bcast       oversubscribed and bytes <= BCAST_FLAT_MAX     linear
@@ -82,10 +84,12 @@ Thresholds load() {
   t.pipe_allreduce_max = params::integer_if_set("XMSG_COLL_PIPE_ALLREDUCE_MAX");
   t.pipe_alltoall_max = params::integer_if_set("XMSG_COLL_PIPE_ALLTOALL_MAX");
   t.pipe_allgather_max = params::integer_if_set("XMSG_COLL_PIPE_ALLGATHER_MAX");
+  t.pipe_reduce_scatter_max = params::integer_if_set("XMSG_COLL_PIPE_REDUCE_SCATTER_MAX");
   t.cma_bcast_min = setting("XMSG_COLL_CMA_BCAST_MIN");
   t.cma_allreduce_min = setting("XMSG_COLL_CMA_ALLREDUCE_MIN");
   t.cma_alltoall_min = setting("XMSG_COLL_CMA_ALLTOALL_MIN");
   t.cma_allgather_min = setting("XMSG_COLL_CMA_ALLGATHER_MIN");
+  t.cma_reduce_scatter_min = setting("XMSG_COLL_CMA_REDUCE_SCATTER_MIN");
   t.barrier_linear_max = setting("XMSG_COLL_BARRIER_LINEAR_MAX");
   t.bcast_flat_max = setting("XMSG_COLL_BCAST_FLAT_MAX");
   t.reduce_flat_max = setting("XMSG_COLL_REDUCE_FLAT_MAX");
@@ -319,10 +323,24 @@ int run_reduce_scatter(const Comm& c, const void* sendbuf, void* recvbuf, const 
   int64_t total = 0;
   for (int j = 0; j < c.size; ++j) total += counts[j];
   const int64_t es = static_cast<int64_t>(op.elem_size), bytes = total * es;
-  if (NodeShm* shm = op.commutative && bytes >= thresholds().pipe_reduce_scatter_min ? pipe_for(c, bytes, true)
-                                                                                    : nullptr)
+  // Allreduce's verdict: a reduce_scatter is its first phase, and the model's term for that phase
+  // alone (pipelines (n-1)/n V in and out, single copy (n-1)/n V read) chose single copy from
+  // 32 KiB with near hand-offs, where the pipelines measured 1.07-1.67x faster at 2 ranks and
+  // up to 2.7x at 4 (single copy's fold is a pass of its own; the pipelines fold from the
+  // chunk). Allreduce's keeps the pipelines there but at 128-512 KiB with 2 ranks, and takes
+  // single copy with far hand-offs, where it measured 2.5-4.8x faster than the pipelines.
+  const LargeLimits large = large_limits(c, LargeCollective::kAllreduce, thresholds().pipe_reduce_scatter_max,
+                                         thresholds().cma_reduce_scatter_min);
+  if (NodeShm* shm = op.commutative && bytes >= thresholds().pipe_reduce_scatter_min
+                         ? pipe_for(c, bytes, large.pipelines(bytes))
+                         : nullptr)
     return traced(c, "reduce_scatter", "pipelined shared memory", bytes) +
            shm_reduce_scatter_pipe(*shm, c, sendbuf, recvbuf, counts, op);
+  // The caller copied an in-place vector aside (xmsg_reduce_scatter), so peers never read
+  // what this rank is writing.
+  if (NodeShm* shm = cma_for(c, bytes, large.cma_min))
+    return traced(c, "reduce_scatter", "single-copy (CMA)", bytes) +
+           shm_reduce_scatter_cma(*shm, c, sendbuf, recvbuf, counts, op);
   // Otherwise the whole vector is reduced everywhere (the allreduce table picks how) and each
   // rank keeps its segment: at most twice the data of a dedicated reduce-scatter, with every
   // allreduce algorithm behind it.

@@ -28,10 +28,12 @@ struct Thresholds {
   std::optional<int64_t> pipe_allreduce_max;
   std::optional<int64_t> pipe_alltoall_max;
   std::optional<int64_t> pipe_allgather_max;
+  std::optional<int64_t> pipe_reduce_scatter_max;
   int64_t cma_bcast_min;        // XMSG_COLL_CMA_BCAST_MIN: one-node bcasts from this size read the root's buffer (CMA)
   int64_t cma_allreduce_min;    // XMSG_COLL_CMA_ALLREDUCE_MIN: one-node allreduce vectors from this size: CMA reduce-scatter+allgather
   int64_t cma_alltoall_min;     // XMSG_COLL_CMA_ALLTOALL_MIN: one-node alltoall blocks from this size read peers' sendbufs (CMA)
   int64_t cma_allgather_min;    // XMSG_COLL_CMA_ALLGATHER_MIN: one-node allgather blocks from this size read peers' sendbufs (CMA)
+  int64_t cma_reduce_scatter_min;  // XMSG_COLL_CMA_REDUCE_SCATTER_MIN: one-node reduce_scatter vectors from this size: CMA reads of a rank's segment
   bool node_aware;              // XMSG_COLL_NODE_AWARE (default 1): hierarchical when the job spans nodes
   int64_t barrier_linear_max;   // communicator size <= this: linear barrier, else dissemination
   int64_t bcast_flat_max;       // oversubscribed and bytes <= this: linear bcast

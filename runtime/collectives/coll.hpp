@@ -362,6 +362,8 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
                   Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large);
 int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                       const ReduceOp& op);
+int shm_reduce_scatter_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts,
+                           const ReduceOp& op);
 
 // A point-to-point algorithm on a communicator that has a region (`s` not null) takes the
 // collective's number there and posts its byte count like the shared-memory algorithms, for as

@@ -1255,6 +1255,43 @@ int shm_allgather_cma(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64
 // in its `stage` counter, then copies chunk j of rank j's recvbuf for every j. In place
 // (sendbuf == recvbuf), chunk j of our buffer is overwritten only after rank j's stage, i.e.
 // after rank j, its only reader in the first phase, has read it.
+// Folds bytes [offset, offset + len * es) of every rank's send buffer into `acc` (`operand`
+// holds a piece read). A commutative op may take any order and one rank computes each element,
+// so every rank still gets the same bits: from the next peer's piece on, our own folded in
+// last, unread. Others in rank order: v0 op (v1 op (... op v(n-1))).
+static int fold_pieces(NodeShm& s, const Comm& c, uint64_t seq, const void* sendbuf, int64_t offset, int64_t len,
+                       std::byte* acc, std::byte* operand, const ReduceOp& op, const char* func) {
+  const int n = c.size, me = c.rank;
+  const int64_t bytes = len * static_cast<int64_t>(op.elem_size);
+  auto read_into = [&](int r, void* dst) -> int {
+    if (r == me) {
+      copy_bytes(dst, at(sendbuf, offset), bytes);
+      return XMSG_SUCCESS;
+    }
+    return read_peer(s, c, r, buffers_of(s, r, seq).send + static_cast<uint64_t>(offset), dst, bytes, func);
+  };
+  int e = XMSG_SUCCESS;
+  if (op.commutative) {
+    e = read_into((me + 1) % n, acc);
+    for (int step = 2; step < n && e == XMSG_SUCCESS; ++step) {
+      e = read_into((me + step) % n, operand);
+      if (e == XMSG_SUCCESS) op.apply(operand, acc, len);
+    }
+    if (e == XMSG_SUCCESS) op.apply(at(sendbuf, offset), acc, len);
+    return e;
+  }
+  e = read_into(n - 1, acc);
+  for (int r = n - 2; r >= 0 && e == XMSG_SUCCESS; --r) {
+    if (r == me) {
+      op.apply(at(sendbuf, offset), acc, len);
+      continue;
+    }
+    e = read_into(r, operand);
+    if (e == XMSG_SUCCESS) op.apply(operand, acc, len);
+  }
+  return e;
+}
+
 int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                       const ReduceOp& op) {
   const char* func = "xmsg_allreduce";
@@ -1276,34 +1313,7 @@ int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
   for (int64_t done = 0; e == XMSG_SUCCESS && done < mine_count; done += piece) {
     const int64_t len = std::min(piece, mine_count - done), offset = (mine_lo + done) * es;
     std::byte* acc = in_place ? acc_store.get() : at(recvbuf, offset);
-    auto read_into = [&](int r, void* dst) -> int {
-      if (r == me) {
-        copy_bytes(dst, at(sendbuf, offset), len * es);
-        return XMSG_SUCCESS;
-      }
-      return read_peer(s, c, r, buffers_of(s, r, seq).send + static_cast<uint64_t>(offset), dst, len * es, func);
-    };
-    if (op.commutative) {
-      // Any order gives a valid result and one rank computes each element, so every rank still
-      // gets the same bits: start from the next peer's piece, fold our own in last, unread.
-      e = read_into((me + 1) % n, acc);
-      for (int step = 2; step < n && e == XMSG_SUCCESS; ++step) {
-        e = read_into((me + step) % n, operand.get());
-        if (e == XMSG_SUCCESS) op.apply(operand.get(), acc, len);
-      }
-      if (e == XMSG_SUCCESS) op.apply(at(sendbuf, offset), acc, len);
-    } else {
-      // Rank order: v0 op (v1 op (... op v(n-1))).
-      e = read_into(n - 1, acc);
-      for (int r = n - 2; r >= 0 && e == XMSG_SUCCESS; --r) {
-        if (r == me) {
-          op.apply(at(sendbuf, offset), acc, len);
-          continue;
-        }
-        e = read_into(r, operand.get());
-        if (e == XMSG_SUCCESS) op.apply(operand.get(), acc, len);
-      }
-    }
+    e = fold_pieces(s, c, seq, sendbuf, offset, len, acc, operand.get(), op, func);
     if (e == XMSG_SUCCESS && in_place) copy_bytes(at(recvbuf, offset), acc, len * es);
   }
   // Published even after an error, so no peer waits for a chunk that never comes (they fail
@@ -1317,6 +1327,34 @@ int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recv
           return read_peer(s, c, peer, buffers_of(s, peer, seq).recv + static_cast<uint64_t>(offset),
                            at(recvbuf, offset), (first(peer + 1) - first(peer)) * es, func);
         });
+  return finish_and_wait_all_done(s, c, seq, e, func);
+}
+
+// The first phase of shm_allreduce_cma alone: each rank reads its own segment of every peer's
+// vector and folds it straight into its receive buffer. Not in place (the caller copies the
+// vector first: peers read it while we write our segment).
+int shm_reduce_scatter_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts,
+                           const ReduceOp& op) {
+  const char* func = "xmsg_reduce_scatter";
+  const uint64_t seq = start(s);
+  const int64_t es = static_cast<int64_t>(op.elem_size);
+  int64_t total = 0, mine_lo = 0;
+  for (int r = 0; r < c.size; ++r) {
+    if (r < c.rank) mine_lo += counts[r];
+    total += counts[r];
+  }
+  std::byte* line = nullptr;
+  if (int e = claim_slot(s, c, seq, sizeof(Buffers), func, &line)) return finish(s, c, seq, e);
+  publish_buffers(s, c, seq, sendbuf, recvbuf, total * es);
+  const int64_t piece = std::max<int64_t>(1, kCmaPieceBytes / es), mine_count = counts[c.rank];
+  Scratch operand(std::min(piece, mine_count) * es);
+  int e = wait_all_posted(s, c, seq, func);
+  if (const int other = e == XMSG_SUCCESS ? first_other_size(s, c, seq, total * es) : -1; other >= 0)
+    e = size_mismatch(c, other, func);
+  for (int64_t done = 0; e == XMSG_SUCCESS && done < mine_count; done += piece) {
+    const int64_t len = std::min(piece, mine_count - done);
+    e = fold_pieces(s, c, seq, sendbuf, (mine_lo + done) * es, len, at(recvbuf, done * es), operand.get(), op, func);
+  }
   return finish_and_wait_all_done(s, c, seq, e, func);
 }
 
