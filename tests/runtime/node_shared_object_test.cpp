@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "as_nobody.hpp"
+
 #include <pwd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -72,18 +74,6 @@ bool handed_a_descriptor(int s) {
       return true;
     }
   return false;
-}
-
-int as_nobody(const std::function<int()>& body) {
-  const passwd* nobody = ::getpwnam("nobody");
-  const pid_t child = ::fork();
-  if (child == 0) {
-    if (::setgid(nobody->pw_gid) != 0 || ::setuid(nobody->pw_uid) != 0) ::_exit(3);
-    ::_exit(body());
-  }
-  int status = -1;
-  ::waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "as_nobody.hpp"
+
 #include <pwd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -214,21 +216,6 @@ TEST(SegmentRendezvous, AnIdentityClaimingAnotherPidIsRefused) {
   ::close(fd);
   ::close(conn);
 }
-
-namespace {
-// Runs `body` in a child as user nobody; its exit status (0: it did what it should).
-int as_nobody(const std::function<int()>& body) {
-  const passwd* nobody = ::getpwnam("nobody");
-  const pid_t child = ::fork();
-  if (child == 0) {
-    if (::setgid(nobody->pw_gid) != 0 || ::setuid(nobody->pw_uid) != 0) ::_exit(3);
-    ::_exit(body());
-  }
-  int status = -1;
-  ::waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-}  // namespace
 
 TEST(SegmentRendezvous, AnotherUsersConnectionIsDropped) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to connect as another user";
