@@ -66,27 +66,24 @@ bool serve(int conn, const JoinTicket& ticket, int fd, uint64_t bytes, const std
   return true;
 }
 
+// One wait for `fd` to turn readable: with a Pause, 1 ms in poll(2) and then the pause (so a
+// caller that holds the MPI layer's lock hands it over); without, up to `block_ms` (-1: for
+// good). Returns whether it is readable.
+bool wait_readable(int fd, const NodeSharedObject::Pause& pause, int block_ms, const std::string& what) {
+  pollfd p{fd, POLLIN, 0};
+  const int ready = ::poll(&p, 1, pause ? 1 : block_ms);
+  if (ready < 0 && errno != EINTR) throw TransportError("shm: " + what + " " + errno_text("poll"));
+  if (ready > 0) return true;
+  if (pause) pause();
+  return false;
+}
+
 }  // namespace
 
 NodeSharedObject::NodeSharedObject() = default;
-
-NodeSharedObject::NodeSharedObject(NodeSharedObject&& o) noexcept { *this = std::move(o); }
-
-NodeSharedObject& NodeSharedObject::operator=(NodeSharedObject&& o) noexcept {
-  if (this != &o) {
-    if (listener_ >= 0) ::close(listener_);
-    segment_ = std::move(o.segment_);
-    nameless_ = o.nameless_;
-    listener_ = std::exchange(o.listener_, -1);
-    ticket_ = o.ticket_;
-    name_ = std::move(o.name_);
-  }
-  return *this;
-}
-
-NodeSharedObject::~NodeSharedObject() {
-  if (listener_ >= 0) ::close(listener_);
-}
+NodeSharedObject::NodeSharedObject(NodeSharedObject&&) noexcept = default;
+NodeSharedObject& NodeSharedObject::operator=(NodeSharedObject&&) noexcept = default;
+NodeSharedObject::~NodeSharedObject() = default;
 
 std::string NodeSharedObject::address_of(const std::string& name) {
   const std::string plain = name.starts_with('/') ? name.substr(1) : name;
@@ -102,8 +99,7 @@ NodeSharedObject NodeSharedObject::create(const std::string& name, size_t bytes,
     return o;
   }
   o.segment_ = std::make_unique<Segment>(Segment::create_nameless(name, bytes));
-  o.listener_ = listen_abstract(address_of(name), "shared object " + name).release();
-  o.nameless_ = true;
+  o.listener_ = std::make_unique<Descriptor>(listen_abstract(address_of(name), "shared object " + name));
   o.ticket_.nameless = 1;
   o.ticket_.token[0] = random_word();
   o.ticket_.token[1] = random_word();
@@ -111,45 +107,38 @@ NodeSharedObject NodeSharedObject::create(const std::string& name, size_t bytes,
 }
 
 void NodeSharedObject::share(int joiners, const Pause& pause, int patience_ms) {
-  if (!nameless_ || listener_ < 0) return;
+  // Closed on every way out: callers still queued then fail instead of waiting.
+  const std::unique_ptr<Descriptor> listener = std::move(listener_);
+  if (!listener) return;
   const std::string what = "shared object " + name_;
   const int fd = segment_->descriptor();
   int served = 0;
   auto last = std::chrono::steady_clock::now();
-  try {
-    while (served < joiners) {
-      pollfd p{listener_, POLLIN, 0};
-      const int ready = ::poll(&p, 1, pause ? 1 : 100);
-      if (ready < 0 && errno != EINTR) throw TransportError("shm: " + what + " " + errno_text("poll"));
-      if (ready <= 0) {
-        if (pause) pause();
-        if (std::chrono::steady_clock::now() - last > std::chrono::milliseconds(patience_ms))
-          throw TransportError("shm: " + what + ": " + std::to_string(joiners - served) + " of " +
-                               std::to_string(joiners) + " ranks did not come for its descriptor in " +
-                               std::to_string(patience_ms) +
-                               " ms (are this node's ranks in different network namespaces? "
-                               "XMSG_SHM_NAMELESS=off joins by name)");
-        continue;
-      }
-      Descriptor conn(::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC));
-      if (!conn) {
-        if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN) continue;
-        throw TransportError("shm: " + what + " " + errno_text("accept"));
-      }
-      last = std::chrono::steady_clock::now();
-      if (serve(conn.get(), ticket_, fd, segment_->size(), what)) ++served;
+  while (served < joiners) {
+    if (!wait_readable(listener->get(), pause, 100, what)) {
+      if (std::chrono::steady_clock::now() - last > std::chrono::milliseconds(patience_ms))
+        throw TransportError("shm: " + what + ": " + std::to_string(joiners - served) + " of " +
+                             std::to_string(joiners) + " ranks did not come for its descriptor in " +
+                             std::to_string(patience_ms) +
+                             " ms (are this node's ranks in different network namespaces? "
+                             "XMSG_SHM_NAMELESS=off joins by name)");
+      continue;
     }
-  } catch (...) {
-    ::close(std::exchange(listener_, -1));
-    throw;
+    Descriptor conn(::accept4(listener->get(), nullptr, nullptr, SOCK_CLOEXEC));
+    if (!conn) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN) continue;
+      throw TransportError("shm: " + what + " " + errno_text("accept"));
+    }
+    last = std::chrono::steady_clock::now();
+    if (serve(conn.get(), ticket_, fd, segment_->size(), what)) ++served;
   }
-  ::close(std::exchange(listener_, -1));
 }
 
 NodeSharedObject NodeSharedObject::join(const std::string& name, size_t bytes, const JoinTicket& ticket,
                                         bool populate, const Pause& pause) {
   NodeSharedObject o;
   o.name_ = name;
+  o.ticket_ = ticket;
   if (!ticket.nameless) {
     o.segment_ = std::make_unique<Segment>(Segment::open(name, bytes, populate));
     return o;
@@ -171,11 +160,7 @@ NodeSharedObject NodeSharedObject::join(const std::string& name, size_t bytes, c
   const Claim claim{{ticket.token[0], ticket.token[1]}};
   send_with_descriptors(conn.get(), &claim, sizeof claim, nullptr, 0, what);
   // The creator answers once it gets to this connection (it serves them in turn).
-  for (pollfd p{conn.get(), POLLIN, 0};;) {
-    const int ready = ::poll(&p, 1, pause ? 1 : -1);
-    if (ready > 0) break;
-    if (ready < 0 && errno != EINTR) throw TransportError("shm: " + what + " " + errno_text("poll"));
-    if (ready == 0 && pause) pause();
+  while (!wait_readable(conn.get(), pause, -1, what)) {
   }
   Handover handover{};
   Received got = receive_with_descriptors(conn.get(), &handover, sizeof handover, what + " receive");
@@ -191,14 +176,13 @@ NodeSharedObject NodeSharedObject::join(const std::string& name, size_t bytes, c
     throw TransportError("shm: the descriptor handed over for " + name + " is not a " + std::to_string(bytes) +
                          "-byte shared object");
   o.segment_ = std::make_unique<Segment>(Segment::map(fd, name, 0, bytes, populate));
-  o.nameless_ = true;
   return o;
 }
 
 JoinTicket NodeSharedObject::ticket() const { return ticket_; }
 
 void NodeSharedObject::done_sharing() {
-  if (listener_ >= 0) ::close(std::exchange(listener_, -1));
+  listener_.reset();
   if (!segment_) return;
   segment_->unlink();
   segment_->close_descriptor();

@@ -19,6 +19,7 @@
 
 namespace xmsg::transport::shm {
 
+class Descriptor;
 class Segment;
 
 // What the creator sends the ranks that join (plain bytes: it travels in the job's own
@@ -65,7 +66,7 @@ class NodeSharedObject {
   // the mappings stay valid. Idempotent; a no-op for the ranks that joined.
   void done_sharing();
 
-  bool nameless() const { return nameless_; }
+  bool nameless() const { return ticket_.nameless != 0; }
   void* data() const;
   size_t size() const;
 
@@ -74,9 +75,8 @@ class NodeSharedObject {
 
  private:
   std::unique_ptr<Segment> segment_;
-  bool nameless_ = false;
-  int listener_ = -1;  // the creator's, from create() to the end of share()
-  JoinTicket ticket_{};
+  std::unique_ptr<Descriptor> listener_;  // the creator's, from create() to the end of share()
+  JoinTicket ticket_{};  // the creator's own, or the one a member joined with
   std::string name_;
 };
 
