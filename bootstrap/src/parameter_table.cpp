@@ -53,6 +53,8 @@ constexpr std::array kTable = {
     // ---- collectives (docs/collectives.md) -----------------------------------------------------
     Parameter{"XMSG_COLL_TRACE", Flag, Collectives, "off", 0, 0, "", "",
               "one line per collective call on stderr saying which algorithm ran"},
+    Parameter{"XMSG_COLL_TRACE_COUNTS", Flag, Collectives, "off", 0, 0, "", "",
+              "at exit, rank 0 of each communicator prints on stderr how many calls each collective, size and algorithm had, and the profile line as the communicator's region is set up"},
     Parameter{"XMSG_COLL_SHM", Flag, Collectives, "on", 0, 0, "", "",
               "off: no shared-memory collectives (everything point-to-point)"},
     Parameter{"XMSG_COLL_SHM_SLOT", Bytes, Collectives, "8K", 128, 64 * M, "", "",

@@ -47,7 +47,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace xmsg::coll {
 namespace {
@@ -60,11 +62,68 @@ bool tracing() {
   return on;
 }
 
+bool counting() {
+  static const bool on = params::flag("XMSG_COLL_TRACE_COUNTS");
+  return on;
+}
+
+// XMSG_COLL_TRACE_COUNTS=1: rank 0 of each communicator counts its calls by collective, size
+// and algorithm, and prints the counts when the process exits. A timed benchmark run can say
+// which algorithm its own calls took (the profile, and so the choice, differs from one job to
+// the next) at the cost of a comparison per call, where a line per call would be a system call.
+class CallCounts {
+ public:
+  static CallCounts& instance() {
+    static CallCounts* counts = [] {
+      auto* made = new CallCounts;  // never destroyed: printed from an exit handler
+      std::atexit([] { instance().print(); });
+      return made;
+    }();
+    return *counts;
+  }
+  void count(const Comm& c, const char* collective, const char* algorithm, int64_t bytes) {
+    std::lock_guard lock(lock_);  // MPI_THREAD_MULTIPLE: collectives of several communicators
+    // A benchmark repeats one call: the row counted last is nearly always the one.
+    if (last_ < rows_.size() && rows_[last_].same(c, collective, algorithm, bytes)) {
+      ++rows_[last_].calls;
+      return;
+    }
+    for (last_ = 0; last_ < rows_.size(); ++last_)
+      if (rows_[last_].same(c, collective, algorithm, bytes)) {
+        ++rows_[last_].calls;
+        return;
+      }
+    rows_.push_back(Row{c.handle, c.size, collective, algorithm, bytes, 1});
+  }
+
+ private:
+  struct Row {
+    int handle, size;
+    const char* collective;  // string literals of the selection table
+    const char* algorithm;
+    int64_t bytes;
+    uint64_t calls;
+    bool same(const Comm& c, const char* coll, const char* alg, int64_t b) const {
+      return bytes == b && collective == coll && algorithm == alg && handle == c.handle && size == c.size;
+    }
+  };
+  void print() {
+    std::lock_guard lock(lock_);
+    for (const Row& r : rows_)
+      std::fprintf(stderr, "xmsg coll calls: comm %d rank 0/%d %s %lld B: %s: %llu calls\n", r.handle, r.size,
+                   r.collective, static_cast<long long>(r.bytes), r.algorithm, static_cast<unsigned long long>(r.calls));
+  }
+  std::mutex lock_;
+  std::vector<Row> rows_;
+  size_t last_ = 0;
+};
+
 // XMSG_COLL_TRACE=1: one line per collective call saying which algorithm ran.
 int traced(const Comm& c, const char* collective, const char* algorithm, int64_t bytes) {
   if (tracing())
     std::fprintf(stderr, "xmsg coll: comm %d rank %d/%d %s %lld B: %s\n", c.handle, c.rank, c.size, collective,
                  static_cast<long long>(bytes), algorithm);
+  if (counting() && c.rank == 0) [[unlikely]] CallCounts::instance().count(c, collective, algorithm, bytes);
   return 0;
 }
 
@@ -118,7 +177,7 @@ std::string size_text(int64_t bytes) {
 }  // namespace
 
 void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes sizes[kLargeCollectives]) {
-  if (!tracing() || c.rank != 0) return;
+  if ((!tracing() && !counting()) || c.rank != 0) return;
   const auto gbps = [](double ns_per_byte) { return ns_per_byte > 0 ? 1 / ns_per_byte : 0.0; };
   char single_copy[48] = "n/a";
   if (p.cma_ns_per_byte > 0)
@@ -362,10 +421,10 @@ static bool alltoall_linear_for(int64_t block) {
 int run_alltoallv(const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls, Dst recvbuf,
                   const int64_t* rcounts, const int64_t* rdispls) {
   // Traced with the largest block received, what the OSU-style tables call the size (found only
-  // when tracing). One-node communicators whose members may read each other's memory: each
+  // when tracing or counting). One-node communicators whose members may read each other's memory: each
   // writer chooses per call how its own data travels (shm_alltoallv), so no agreement on the
   // counts is needed and every rank takes this branch alike (it depends on the communicator only).
-  const int64_t largest = tracing() ? *std::max_element(rcounts, rcounts + c.size) : 0;
+  const int64_t largest = tracing() || counting() ? *std::max_element(rcounts, rcounts + c.size) : 0;
   if (NodeShm* shm = cma_for(c, 0, 0); shm && shm_alltoallv_table_bytes(c.size) <= thresholds().shm_slot) {
     const LargeLimits large =
         large_limits(c, LargeCollective::kAlltoall, thresholds().pipe_alltoall_max, thresholds().cma_alltoall_min);
