@@ -216,6 +216,15 @@ bool oversubscribed() {
   return answer;
 }
 
+int ranks_per_core() {
+  static const int answer = [] {
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const long ranks = most_world_ranks_on_one_node();
+    return cpus > 0 && ranks > cpus ? static_cast<int>((ranks + cpus - 1) / cpus) : 1;
+  }();
+  return answer;
+}
+
 // The communicator's shared-memory region when it can carry `bytes` (nullptr otherwise).
 // Everything it looks at is the same on every rank, so all ranks choose alike.
 static NodeShm* shm_for(const Comm& c, int64_t bytes) {

@@ -60,6 +60,8 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
 // (XMSG_COLL_OVERSUBSCRIBED=0/1 forces the answer). Every rank must reach the same answer:
 // the rank count per node is the same everywhere, and nodes are assumed to have as many CPUs.
 bool oversubscribed();
+// The fullest node's ranks over its CPUs, rounded up (1 when not more ranks than CPUs).
+int ranks_per_core();
 
 int run_barrier(const Comm& c);
 int run_bcast(const Comm& c, Dst buf, int64_t bytes, int root);

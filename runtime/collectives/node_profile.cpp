@@ -15,6 +15,17 @@ constexpr double kSyscallNs = 1000;
 
 double cma_call_ns(const NodeProfile& p) { return p.cma_call_ns > 0 ? p.cma_call_ns : kSyscallNs; }
 
+// What a writer waiting for a reader queued behind other ranks on its core loses per rank
+// ahead of that reader: a context switch and that rank's pass over its own polls and copies.
+// Not measured (the set-up round trip times the scheduler at random: 0.2-10 us between jobs at
+// 16 ranks on 2 cores); an estimate from alltoall with forced paths on this project's VM
+// (docs/results/2026-12-07-trace-counts): 16 ranks on 2 cores (8 a core), 128 KiB-1 MiB
+// blocks, the pipelines took 1.1-1.6x single copy's time near and 2.6-3x far; at 8 ranks (4 a
+// core) 0.6-1.0 of it up to 1 MiB near. At 1 us a rank the model keeps the pipelines at
+// 8 ranks and gives single copy to 16 ranks from 256 KiB; at 1.5-2 us it also gave 8 ranks'
+// 512 KiB-1 MiB to single copy, about 10% slower there.
+constexpr double kQueuedRankNs = 1000;
+
 
 double chunks(int64_t bytes, int64_t chunk) {
   return std::ceil(static_cast<double>(bytes) / static_cast<double>(std::max<int64_t>(chunk, 1)));
@@ -42,6 +53,10 @@ double NodeProfile::handed_write_at(int64_t bytes) const {
   const double t = std::log2(static_cast<double>(bytes) / kProfileSmallBytes) /
                    std::log2(static_cast<double>(handed_write_large_bytes) / kProfileSmallBytes);
   return small + t * (handed_write_large_ns_per_byte - small);
+}
+
+double NodeProfile::ring_wait_ns() const {
+  return shares_cores && ranks_per_core > 1 ? (ranks_per_core - 1) * kQueuedRankNs : 0;
 }
 
 int profile_partner(const int* numa_of_rank, int ranks) {
@@ -74,8 +89,11 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
   const double in = std::max(handed_write, p.copy_at(touched));
   const double out = std::max(handed_out, p.copy_at(touched));
   switch (kind) {
-    case LargeCollective::kAlltoall:
-      return b * p.copy_at(touched) + (n - 1) * b * (in + out) + chunks(bytes, chunk) * p.handoff_cost_ns();
+    case LargeCollective::kAlltoall: {
+      const double past_ring = p.ring_chunks > 0 ? std::max(0.0, (n - 1) * chunks(bytes, chunk) - p.ring_chunks) : 0;
+      return b * p.copy_at(touched) + (n - 1) * b * (in + out) + chunks(bytes, chunk) * p.handoff_cost_ns() +
+             past_ring * p.ring_wait_ns();
+    }
     case LargeCollective::kBcast:
       // A reader's copy out overlaps the root's copy in but for the first chunk; the root
       // itself returns only once it has written every chunk (2 ranks, 128-256 KiB: the

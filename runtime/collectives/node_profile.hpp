@@ -81,6 +81,13 @@ struct NodeProfile {
   // round trip above then measures the scheduler: 2-4 us at 4-8 ranks on 2 cores, while the
   // pipelines still beat single copy 1.6-6x there).
   bool shares_cores = false;
+  // With cores shared: the most ranks of the job on one core (the fullest node's ranks over its
+  // CPUs, rounded up), and the chunks of a writer's pipeline ring. A writer whose stream is
+  // longer than its ring waits for its readers chunk by chunk from then on, and a reader
+  // queued behind other ranks on its core runs only after them (ring_wait_ns).
+  int ranks_per_core = 1;
+  int ring_chunks = 0;  // 0: not known (no such wait counted)
+  double ring_wait_ns() const;
   bool measured() const { return copy_ns_per_byte > 0; }
   double handoff_cost_ns() const { return shares_cores ? 0 : sync_ns; }
   // What single copy's two waits per call cost: a hand-off, and with cores shared a wake-up of
@@ -117,7 +124,8 @@ constexpr int64_t kNeverBytes = int64_t{1} << 50;
 // B for bcast, V for allreduce):
 //   alltoall   pipelines: B copied (its own) + (n-1)·B handed in (written over lines a reader
 //              took) + (n-1)·B handed out +
-//              a hand-off per chunk of a block (the n-1 streams' hand-offs overlap); single
+//              a hand-off per chunk of a block (the n-1 streams' hand-offs overlap) + with
+//              cores shared, ring_wait_ns per chunk of its stream past its ring; single
 //              copy: (n-1)·B CMA reads + its own block copied + one post and one done hand-off
 //              + a system call per peer
 //   bcast      pipelines: the larger of B handed in (the root) and B handed out by each reader

@@ -416,6 +416,8 @@ NodeProfile share_profile(const Comm& c, const NodeShm& s) {
     p.partner = partner;
     p.numa_nodes = numa_nodes_spanned(numa.data(), c.size);
     p.shares_cores = oversubscribed();
+    p.ranks_per_core = p.shares_cores ? ranks_per_core() : 1;
+    p.ring_chunks = s.region.pipe_chunks();
     // What the user says of this machine replaces what was measured (docs/collectives.md).
     if (auto ns = params::integer_if_set("XMSG_COLL_HANDOFF_NS")) p.sync_ns = static_cast<double>(*ns);
     if (auto mbps = params::integer_if_set("XMSG_COLL_COPY_MBPS"))

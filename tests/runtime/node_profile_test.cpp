@@ -274,3 +274,37 @@ TEST(NodeProfile, SharedCoresFollowTheTimedHandOvers) {
     expect_crossover_consistent(far, LargeCollective::kAlltoall, n);
   }
 }
+
+// With cores shared, a stream longer than its writer's ring waits for readers queued behind
+// other ranks on their core (NodeProfile::ring_wait_ns). This VM, 2 cores, near hand-offs:
+//   16 ranks (8 a core): single copy 2.7-3.0/5.5-6.8/11.4-11.8/23.6-25.2 ms at 128 KiB-1 MiB,
+//     the pipelines 3.3/8.4/20.4/37.3 (1 MiB blocks: 15 MiB a stream, 15 times the ring);
+//     up to 64 KiB (a stream within the ring) the pipelines 0.25-0.55 of single copy;
+//   8 ranks (4 a core): the pipelines 0.6-1.0 of single copy up to 1 MiB.
+TEST(NodeProfile, SharedCoresCountTheWaitsPastTheRing) {
+  NodeProfile sixteen = with_ring_write(two_size_profile(240, 38.6, 39.8, 9.3, 8.1, 19.9, 7.5, 1823), 24.1, true);
+  sixteen.ranks_per_core = 8;
+  sixteen.ring_chunks = 16;
+  EXPECT_FALSE(single_copy_wins(sixteen, LargeCollective::kAlltoall, 16, int64_t{64} << 10));
+  for (int64_t bytes : {int64_t{256} << 10, int64_t{1} << 20})
+    EXPECT_TRUE(single_copy_wins(sixteen, LargeCollective::kAlltoall, 16, bytes)) << bytes;
+  expect_crossover_consistent(sixteen, LargeCollective::kAlltoall, 16);
+  // Without the ring's size (or with a core each) no such wait is counted.
+  NodeProfile unknown_ring = sixteen;
+  unknown_ring.ring_chunks = 0;
+  EXPECT_FALSE(single_copy_wins(unknown_ring, LargeCollective::kAlltoall, 16, int64_t{1} << 20));
+  NodeProfile own_cores = sixteen;
+  own_cores.shares_cores = false;
+  own_cores.ranks_per_core = 1;
+  EXPECT_DOUBLE_EQ(own_cores.ring_wait_ns(), 0);
+  NodeProfile eight = with_ring_write(two_size_profile(4462, 49.5, 40.9, 11.0, 11.1, 24.1, 8.5, 1763), 42.3, true);
+  eight.ranks_per_core = 4;
+  eight.ring_chunks = 16;
+  for (int64_t bytes = int64_t{16} << 10; bytes <= int64_t{1} << 20; bytes <<= 1)
+    EXPECT_FALSE(single_copy_wins(eight, LargeCollective::kAlltoall, 8, bytes)) << bytes;
+  // The wait grows with the ranks queued ahead of a reader and with the chunks past the ring.
+  EXPECT_GT(pipeline_ns(sixteen, LargeCollective::kAlltoall, 16, int64_t{1} << 20, kChunk),
+            pipeline_ns(unknown_ring, LargeCollective::kAlltoall, 16, int64_t{1} << 20, kChunk));
+  EXPECT_DOUBLE_EQ(pipeline_ns(sixteen, LargeCollective::kAlltoall, 16, int64_t{64} << 10, kChunk),
+                   pipeline_ns(unknown_ring, LargeCollective::kAlltoall, 16, int64_t{64} << 10, kChunk));
+}
