@@ -430,15 +430,17 @@ static bool alltoall_linear_for(int64_t block) {
 int run_alltoallv(const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls, Dst recvbuf,
                   const int64_t* rcounts, const int64_t* rdispls) {
   // Traced with the largest block received, what the OSU-style tables call the size (found only
-  // when tracing or counting). One-node communicators whose members may read each other's memory: each
-  // writer chooses per call how its own data travels (shm_alltoallv), so no agreement on the
-  // counts is needed and every rank takes this branch alike (it depends on the communicator only).
+  // when tracing or counting). One-node communicators whose members may read each other's
+  // memory: each writer chooses per call how its own data travels (shm_alltoallv), so no
+  // agreement on the counts is needed and every rank takes this branch alike (it depends on the
+  // communicator only); the trace, written after the call, says how this rank's blocks went.
   const int64_t largest = tracing() || counting() ? *std::max_element(rcounts, rcounts + c.size) : 0;
   if (NodeShm* shm = cma_for(c, 0, 0); shm && shm_alltoallv_table_bytes(c.size) <= thresholds().shm_slot) {
     const LargeLimits large =
         large_limits(c, LargeCollective::kAlltoall, thresholds().pipe_alltoall_max, thresholds().cma_alltoall_min);
-    return traced(c, "alltoallv", "shared memory, per writer: slot, pipelines, single copy or messages", largest) +
-           shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls, large);
+    const char* how = "shared memory, per writer";
+    const int e = shm_alltoallv(*shm, c, sendbuf, scounts, sdispls, recvbuf, rcounts, rdispls, large, &how);
+    return traced(c, "alltoallv", how, largest) + e;
   }
   // Off the one-node path the form is this rank's own choice (alltoall.cpp: both forms match
   // each other), by the alltoall table's rule applied to its largest block either way.

@@ -358,8 +358,10 @@ struct LargeLimits {
 };
 // The table each writer of shm_alltoallv publishes: mode, sendbuf address, one word per rank.
 inline int64_t shm_alltoallv_table_bytes(int n) { return static_cast<int64_t>(sizeof(uint64_t)) * (n + 2); }
+// *how: the way this rank's own blocks went (for the trace), a string literal.
 int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large);
+                  Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large,
+                  const char** how);
 int shm_allreduce_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count,
                       const ReduceOp& op);
 int shm_reduce_scatter_cma(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, const int64_t* counts,

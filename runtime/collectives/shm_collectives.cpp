@@ -954,9 +954,14 @@ int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t bl
 //           as a point-to-point message, and a reader that finds this mode in its table posts
 //           the matching receive.
 int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts, const int64_t* sdispls,
-                  Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large) {
+                  Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large,
+                  const char** how) {
   // kInline: data beside the table in the posted line's inline bytes (one line to hand off).
   enum : uint64_t { kInline = 0, kSlot = 1, kSingleCopy = 2, kMessages = 3, kPipelined = 4 };
+  static constexpr const char* kHow[] = {"shared memory, this writer: inline", "shared memory, this writer: slot",
+                                         "shared memory, this writer: single copy (CMA)",
+                                         "shared memory, this writer: messages",
+                                         "shared memory, this writer: pipelines"};
   constexpr int kTag = kTagAlltoall + 67;
   constexpr int64_t kInlineBytes = static_cast<int64_t>(NodeCollectiveRegion::kInlineBytes);
   const char* func = "xmsg_alltoallv";
@@ -993,6 +998,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
                             ? kPipelined
                         : largest >= large.cma_min                             ? kSingleCopy
                                                                                : kMessages;
+  *how = kHow[mode];
   std::byte* slot = nullptr;
   if (int e = claim_slot(s, c, seq, slot_bytes, func, &slot)) return finish(s, c, seq, e);
   // A table in the posted line is built here and stored in one go just before the post: the
