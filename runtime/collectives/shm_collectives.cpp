@@ -697,6 +697,14 @@ constexpr uint64_t kAllReaders = ~uint64_t{0};
 
 uint64_t stamp_of(uint64_t seq, uint64_t chunk) { return (seq << 24) | (chunk + 1); }
 
+// The ring slot of chunk `chunk` of collective `seq`: each collective starts kRingTurn slots
+// further on, so a short stream (a few chunks) does not rewrite the very lines its reader took
+// in the call before.
+constexpr uint64_t kRingTurn = 5;  // coprime with the power-of-two ring sizes: every slot in turn
+int ring_slot(const NodeShm& s, uint64_t seq, uint64_t chunk) {
+  return static_cast<int>((chunk + seq * kRingTurn) % static_cast<uint64_t>(s.region.pipe_chunks()));
+}
+
 class PipeWriter {
  public:
   // reader_of(chunk): the one rank that reads that chunk of our stream, or kAllReaders.
@@ -707,20 +715,20 @@ class PipeWriter {
   uint64_t written() const { return next_; }
   // Where chunk written() goes, or nullptr while its ring slot is still being read.
   std::byte* try_claim() {
-    const int slot = static_cast<int>(next_ % static_cast<uint64_t>(s_.region.pipe_chunks()));
+    const int slot = ring_slot(s_, seq_, next_);
     const uint64_t old = s_.region.chunk_stamp(c_.rank, slot).load(std::memory_order_relaxed);
     if (old != 0 && !read_by_all(old)) return nullptr;
     return s_.region.chunk(c_.rank, slot);
   }
   void commit() {
-    const int slot = static_cast<int>(next_ % static_cast<uint64_t>(s_.region.pipe_chunks()));
+    const int slot = ring_slot(s_, seq_, next_);
     s_.region.chunk_stamp(c_.rank, slot).store(stamp_of(seq_, next_), std::memory_order_release);
     ++next_;
   }
   // The rank that has yet to read the chunk of this collective in the slot try_claim() wants,
   // or -1 (the slot is free, or holds an older collective's chunk).
   int blocking_reader() const {
-    const int slot = static_cast<int>(next_ % static_cast<uint64_t>(s_.region.pipe_chunks()));
+    const int slot = ring_slot(s_, seq_, next_);
     const uint64_t old = s_.region.chunk_stamp(c_.rank, slot).load(std::memory_order_relaxed);
     if (old == 0 || (old >> 24) < seq_) return -1;
     const uint64_t reader = reader_of_((old & 0xffffff) - 1);
@@ -778,7 +786,7 @@ int pipe_agreement(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, int e
 
 // Chunk `chunk` of `writer`'s stream in collective `seq` when it is there, else nullptr.
 const std::byte* pipe_chunk(const NodeShm& s, int writer, uint64_t seq, uint64_t chunk) {
-  const int slot = static_cast<int>(chunk % static_cast<uint64_t>(s.region.pipe_chunks()));
+  const int slot = ring_slot(s, seq, chunk);
   if (s.region.chunk_stamp(writer, slot).load(std::memory_order_acquire) != stamp_of(seq, chunk)) return nullptr;
   return s.region.chunk(writer, slot);
 }
