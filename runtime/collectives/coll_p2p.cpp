@@ -10,6 +10,7 @@
 #include <string>
 
 #include "coll.hpp"
+#include "plain_copy.hpp"
 #include "xmsg_internal.h"
 
 namespace xmsg::coll {
@@ -254,7 +255,7 @@ int sendrecv(const Comm& comm, const void* sbuf, int64_t sbytes, int dest, void*
 }
 
 void copy_bytes(void* dst, const void* src, int64_t bytes) {
-  if (bytes > 0 && dst != src) std::memcpy(dst, src, static_cast<size_t>(bytes));
+  if (bytes > 0 && dst != src) plain_copy(dst, src, static_cast<size_t>(bytes));
 }
 
 void copy_bytes(Dst dst, Src src, int64_t bytes) {
