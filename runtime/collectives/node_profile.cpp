@@ -22,8 +22,8 @@ double cma_call_ns(const NodeProfile& p) { return p.cma_call_ns > 0 ? p.cma_call
 // (docs/results/2026-12-07-trace-counts): 16 ranks on 2 cores (8 a core), 128 KiB-1 MiB
 // blocks, the pipelines took 1.1-1.6x single copy's time near and 2.6-3x far; at 8 ranks (4 a
 // core) 0.6-1.0 of it up to 1 MiB near. At 1 us a rank the model keeps the pipelines at
-// 8 ranks and gives single copy to 16 ranks from 256 KiB; at 1.5-2 us it also gave 8 ranks'
-// 512 KiB-1 MiB to single copy, about 10% slower there.
+// 8 ranks and gives single copy to 16 ranks from 128-256 KiB (as the profile reads); at
+// 1.5-2 us it also gave 8 ranks' 512 KiB-1 MiB to single copy, about 10% slower there.
 constexpr double kQueuedRankNs = 1000;
 
 
