@@ -196,7 +196,7 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
                p.shares_cores ? " (cores shared: not counted)" : "", gbps(p.copy_ns_per_byte),
                gbps(p.copy_at(kProfileLargeBytes)), size_text(kProfileSmallBytes).c_str(),
                size_text(kProfileLargeBytes).c_str(), gbps(p.handed_copy()), gbps(p.handed_write()),
-               gbps(p.handed_write_at(kNeverBytes)), size_text(kProfileSmallBytes).c_str(),
+               gbps(p.handed_write_over_ring()), size_text(kProfileSmallBytes).c_str(),
                size_text(p.handed_write_large_bytes > 0 ? p.handed_write_large_bytes : kProfileSmallBytes).c_str(), single_copy,
                range(sizes[0]).c_str(),
                range(sizes[1]).c_str(), range(sizes[2]).c_str(), range(sizes[3]).c_str());

@@ -45,15 +45,6 @@ double at_size(double small, double large, int64_t bytes) {
 
 double NodeProfile::copy_at(int64_t bytes) const { return at_size(copy_ns_per_byte, copy_large_ns_per_byte, bytes); }
 double NodeProfile::cma_at(int64_t bytes) const { return at_size(cma_ns_per_byte, cma_large_ns_per_byte, bytes); }
-double NodeProfile::handed_write_at(int64_t bytes) const {
-  const double small = handed_write();
-  if (handed_write_large_ns_per_byte <= 0 || handed_write_large_bytes <= kProfileSmallBytes || bytes <= kProfileSmallBytes)
-    return small;
-  if (bytes >= handed_write_large_bytes) return handed_write_large_ns_per_byte;
-  const double t = std::log2(static_cast<double>(bytes) / kProfileSmallBytes) /
-                   std::log2(static_cast<double>(handed_write_large_bytes) / kProfileSmallBytes);
-  return small + t * (handed_write_large_ns_per_byte - small);
-}
 
 double NodeProfile::ring_wait_ns() const {
   return shares_cores && ranks_per_core > 1 ? (ranks_per_core - 1) * kQueuedRankNs : 0;
@@ -81,14 +72,11 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
   // A ring copy runs at the slower of its two ends: the ring's lines (handed) and the program's
   // buffer, which past the caches costs what a plain copy of that size costs.
   const int64_t touched = kind == LargeCollective::kAlltoall || kind == LargeCollective::kAllgather ? n * bytes : bytes;
-  // Writing over ring lines a reader took. A writer's ring turns by a few slots every
-  // collective (ring_slot, shm_collectives.cpp), so a slot is written again only once its
-  // reader has taken about a ring's worth of other chunks, whatever the stream's length: what
-  // the write over the whole ring measures (2 ranks pinned, near hand-offs: alltoall 128/256 KiB
-  // through the pipelines in 11.1/22.4-23.7 us, this model 11.2/22.3; 20-26/32-37 us when every
-  // call rewrote the lines its reader had just taken). The 256 KiB figure stands in when the
-  // ring was not timed.
-  const double handed_write = p.handed_write_large_ns_per_byte > 0 ? p.handed_write_large_ns_per_byte : p.handed_write();
+  // Writing over ring lines a reader took, at the figure over the whole ring at every size
+  // (2 ranks pinned, near hand-offs: alltoall 128/256 KiB through the pipelines in
+  // 11.1/22.4-23.7 us, this model 11.2/22.3; 20-26/32-37 us before the rings turned, when every
+  // call rewrote the lines its reader had just taken).
+  const double handed_write = p.handed_write_over_ring();
   const double handed_out = p.handed_copy();
   const double in = std::max(handed_write, p.copy_at(touched));
   const double out = std::max(handed_out, p.copy_at(touched));

@@ -56,9 +56,13 @@ struct NodeProfile {
   // write's 2 GB/s).
   double handed_write_large_ns_per_byte = 0;
   int64_t handed_write_large_bytes = 0;
-  // The handed write for a call touching `bytes` of each buffer: the small figure up to
-  // kProfileSmallBytes, the large one from handed_write_large_bytes, linear in log2 between.
-  double handed_write_at(int64_t bytes) const;
+  // The handed write as a pipeline's writer meets it at any size: the rings turn between
+  // collectives (ring_slot, shm_collectives.cpp), so a slot comes round only after its reader
+  // took about a ring's worth of other chunks. The figure over the ring; the small one when
+  // that was not timed.
+  double handed_write_over_ring() const {
+    return handed_write_large_ns_per_byte > 0 ? handed_write_large_ns_per_byte : handed_write();
+  }
   // process_vm_readv of a kProfileSmallBytes buffer (the process reads itself: the same page
   // pinning as reading a peer), ns per byte; 0 when the communicator's ranks may not read each
   // other.
