@@ -87,12 +87,14 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
              past_ring * p.ring_wait_ns();
     }
     case LargeCollective::kBcast:
-      // A reader's copy out overlaps the root's copy in but for the first chunk; the root
-      // itself returns only once it has written every chunk (2 ranks, 128-256 KiB: the
-      // pipelines took 16-40 us, about B handed in, where the readers' side alone predicted
-      // half that and single copy took 10-20).
-      return std::max(b * in, b * out + static_cast<double>(std::min(bytes, chunk)) * in) +
-             chunks(bytes, chunk) * p.handoff_cost_ns();
+      // The root's copy in and a reader's copy out run at the same time over the same lines:
+      // every line the root writes it takes back from the reader, which then fetches it again,
+      // so the two copies add up instead of overlapping as an alltoall's streams do. And with
+      // one stream nothing hides a chunk's three hand-offs (the root's stamp, the reader's
+      // `consumed`, the root's look at it before it reuses the slot). 2 ranks, near hand-offs:
+      // 1 MiB through the pipelines in 59-62 us; this 57, the larger copy with one hand-off a
+      // chunk 31 (docs/results/2026-12-07-pair-bcast).
+      return b * (in + out) + 3 * chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllreduce:
       return b * in + (n - 1.0) / n * b * out + 2 * chunks(bytes / n + 1, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllgather:
@@ -109,6 +111,9 @@ double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t
     case LargeCollective::kAllgather:
       return peers * (b * p.cma_at(n * bytes) + cma_call_ns(p)) + b * p.copy_at(n * bytes) + 2 * p.single_copy_wait_ns();
     case LargeCollective::kBcast:
+      // Two ranks: the reader reads half while the root writes the other half into its buffer
+      // (shm_bcast_cma), after one more hand-off (the root waits for the reader's post).
+      if (n == 2) return b / 2 * p.cma_at(bytes) + cma_call_ns(p) + 3 * p.single_copy_wait_ns();
       return b * p.cma_at(bytes) + cma_call_ns(p) + 2 * p.single_copy_wait_ns();
     case LargeCollective::kAllreduce:
       return 2 * peers / n * b * p.cma_at(bytes) + 2 * peers * cma_call_ns(p) + 4 * p.single_copy_wait_ns();

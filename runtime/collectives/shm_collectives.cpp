@@ -609,6 +609,12 @@ struct Buffers {
   uint64_t recv;
 };
 static_assert(sizeof(Buffers) <= NodeCollectiveRegion::kInlineBytes);
+// A two-rank single-copy bcast's slot: the buffers, then whether the root wrote the second half.
+struct PairBcast {
+  Buffers buffers;
+  uint64_t pushed;
+};
+static_assert(sizeof(PairBcast) <= NodeCollectiveRegion::kInlineBytes);
 
 void publish_buffers(NodeShm& s, const Comm& c, uint64_t seq, const void* send, const void* recv, int64_t bytes) {
   const Buffers b{reinterpret_cast<uint64_t>(send), reinterpret_cast<uint64_t>(recv)};
@@ -1069,8 +1075,21 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       const int d = (me + step) % n;
       messages.send(block_at(sendbuf, sdispls[d], scounts[d]), scounts[d], d, kTag);
     }
-  // From the packed copy when single copy made one: one pass over the datatype instead of two.
-  copy_bytes(at(recvbuf, rdispls[me]), at(readable, sdispls[me]), std::min(scounts[me], rcounts[me]));
+  // Our own block, from the packed copy when single copy made one (one pass over the datatype
+  // instead of two). A pipelined writer copies it a chunk at a time in the passes that find no
+  // ring work, as shm_alltoall_pipe does, so it does not hold back our first chunk (2 ranks,
+  // 16-64 KiB: that copy first cost 1-1.7 us a call against the alltoall's same stream).
+  const int64_t own_bytes = std::min(scounts[me], rcounts[me]);
+  int64_t own_copied = 0;
+  auto copy_own_piece = [&] {
+    const int64_t len = std::min(chunk, own_bytes - own_copied);
+    copy_bytes(at(recvbuf, rdispls[me] + own_copied), at(readable, sdispls[me] + own_copied), len);
+    own_copied += len;
+  };
+  if (mode != kPipelined) {
+    copy_bytes(at(recvbuf, rdispls[me]), at(readable, sdispls[me]), own_bytes);
+    own_copied = own_bytes;
+  }
 
   // Our stream (kPipelined): the chunk being written, as (step, offset in that block).
   const uint64_t total = mode == kPipelined ? stream_start[static_cast<size_t>(n)] : 0;
@@ -1098,6 +1117,9 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   taken[me] = rcounts[me];
   int complete = 1, error = XMSG_SUCCESS;
   int e = wait_for(c, func, [&] {
+    const int progress_before = complete;
+    const uint64_t written_before = written();
+    int64_t chunks_taken = 0;
     while (mode == kPipelined && out->written() < total) {
       const int d = (me + out_step) % n;
       if (out_offset >= scounts[d]) {
@@ -1181,6 +1203,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
             copy_bytes(at(recvbuf, rdispls[peer] + got), src, piece);
             pipe_release(s, c, peer, seq, k);
             got += piece;
+            ++chunks_taken;
           }
           if (got < len) continue;
           break;
@@ -1191,7 +1214,10 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       got = len;
       ++complete;
     }
-    return error != XMSG_SUCCESS || (complete == n && written() == total);
+    const bool idle = complete == progress_before && written() == written_before && chunks_taken == 0;
+    if (error == XMSG_SUCCESS && own_copied < own_bytes && (idle || (complete == n && written() == total)))
+      copy_own_piece();
+    return error != XMSG_SUCCESS || (complete == n && written() == total && own_copied == own_bytes);
   });
   if (e == XMSG_SUCCESS) e = error;
   const int sent = messages.wait();
@@ -1200,7 +1226,69 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   return mode == kSingleCopy ? finish_and_wait_all_done(s, c, seq, e, func) : finish(s, c, seq, e);
 }
 
+namespace {
+
+// Two ranks: the root, which would otherwise only wait, writes the second half into the
+// reader's buffer (process_vm_writev) while the reader reads the first, so both cores copy.
+// The reader posts its buffer (0: laid, it reads everything itself); the root says in its slot
+// whether its write went through, and the reader reads that half itself when it did not.
+// Where the reader's half ends: half the data rounded up to a page (each side pins whole pages).
+int64_t bcast_cma_split(int64_t bytes) {
+  constexpr int64_t kPageBytes = 4096;
+  return bytes >= 2 * kPageBytes ? (bytes / 2 + kPageBytes - 1) / kPageBytes * kPageBytes : bytes;
+}
+
+int shm_bcast_cma_pair(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root) {
+  const char* func = "xmsg_bcast";
+  const uint64_t seq = start_rooted(s, root);
+  const int other = 1 - c.rank;
+  const int64_t split = bcast_cma_split(bytes);
+  std::byte* line = nullptr;
+  if (int e = claim_slot(s, c, seq, sizeof(PairBcast), func, &line)) return finish(s, c, seq, e);
+  if (c.rank == root) {
+    Scratch staging;
+    const Src readable = plain_for_peers(buf, bytes, staging);
+    publish_buffers(s, c, seq, readable.ptr, nullptr, bytes);
+    int e = wait_for(c, func, [&] { return has_posted(s, other, seq); });
+    uint64_t pushed = 0;
+    if (e == XMSG_SUCCESS && !same_size(s, other, seq, bytes)) e = size_mismatch(c, other, func);
+    if (e == XMSG_SUCCESS && split < bytes) {
+      if (const uint64_t to = buffers_of(s, other, seq).recv; to != 0) {
+        std::string err;
+        pushed = transport::shm::write_process_memory(s.pids[static_cast<size_t>(other)], to + static_cast<uint64_t>(split),
+                                                      readable.ptr + split, static_cast<size_t>(bytes - split), err);
+      }
+    }
+    std::memcpy(line + offsetof(PairBcast, pushed), &pushed, sizeof pushed);
+    return finish_and_wait_all_done(s, c, seq, e, func);
+  }
+  const bool plain = !buf.layout;
+  publish_buffers(s, c, seq, nullptr, plain ? buf.ptr : nullptr, bytes);
+  int e = wait_for(c, func, [&] { return has_posted(s, root, seq); });
+  if (e == XMSG_SUCCESS && !same_size(s, root, seq, bytes)) e = size_mismatch(c, root, func);
+  const uint64_t from = e == XMSG_SUCCESS ? buffers_of(s, root, seq).send : 0;
+  if (e == XMSG_SUCCESS && !plain && bytes <= kKeptStagingBytes) {  // as shm_bcast_cma's readers
+    std::byte* copy = kept_scratch(KeptScratch::kStaging, bytes);
+    e = finish(s, c, seq, read_peer(s, c, root, from, copy, bytes, func));
+    if (e == XMSG_SUCCESS) copy_bytes(buf, copy, bytes);
+    return e;
+  }
+  if (!plain) return finish(s, c, seq, e == XMSG_SUCCESS ? read_peer(s, c, root, from, buf, bytes, func) : e);
+  if (e == XMSG_SUCCESS) e = read_peer(s, c, root, from, buf, split, func);
+  // The root's write lands in our buffer: we may return only once it is done.
+  if (int waited = wait_for(c, func, [&] { return s.region.done(root).load(std::memory_order_acquire) >= seq; }); e == XMSG_SUCCESS)
+    e = waited;
+  uint64_t pushed = 0;
+  std::memcpy(&pushed, s.region.data(root, seq, sizeof(PairBcast)) + offsetof(PairBcast, pushed), sizeof pushed);
+  if (e == XMSG_SUCCESS && split < bytes && !pushed)
+    e = read_peer(s, c, root, from + static_cast<uint64_t>(split), at(buf, split), bytes - split, func);
+  return finish(s, c, seq, e);
+}
+
+}  // namespace
+
 int shm_bcast_cma(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root) {
+  if (c.size == 2) return shm_bcast_cma_pair(s, c, buf, bytes, root);
   const char* func = "xmsg_bcast";
   const uint64_t seq = start_rooted(s, root);
   if (c.rank == root) {

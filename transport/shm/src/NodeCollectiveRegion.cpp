@@ -125,6 +125,10 @@ bool read_process_memory(pid_t pid, uint64_t remote_addr, void* dst, size_t len,
   return cma_read(pid, remote_addr, dst, len, err);
 }
 
+bool write_process_memory(pid_t pid, uint64_t remote_addr, const void* src, size_t len, std::string& err) {
+  return cma_write(pid, remote_addr, src, len, err);
+}
+
 void NodeCollectiveRegion::publish_identity(int rank) const {
   RankControl& mine = control(rank);
   unsigned cpu = 0, node = 0;

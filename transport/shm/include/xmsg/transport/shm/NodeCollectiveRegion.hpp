@@ -37,6 +37,9 @@ namespace xmsg::transport::shm {
 // Copies `len` bytes at `remote_addr` in process `pid` into `dst` (process_vm_readv); false
 // with `err` set when the kernel refuses (ptrace policy, dead process, unmapped range).
 bool read_process_memory(pid_t pid, uint64_t remote_addr, void* dst, size_t len, std::string& err);
+// Copies `len` bytes from `src` to `remote_addr` in process `pid` (process_vm_writev; the
+// kernel allows it wherever it allows the read); false with `err` set when it refuses.
+bool write_process_memory(pid_t pid, uint64_t remote_addr, const void* src, size_t len, std::string& err);
 
 class NodeCollectiveRegion {
  public:
