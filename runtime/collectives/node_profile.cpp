@@ -87,14 +87,14 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
              past_ring * p.ring_wait_ns();
     }
     case LargeCollective::kBcast:
-      // The root's copy in and a reader's copy out run at the same time over the same lines:
-      // every line the root writes it takes back from the reader, which then fetches it again,
-      // so the two copies add up instead of overlapping as an alltoall's streams do. And with
-      // one stream nothing hides a chunk's three hand-offs (the root's stamp, the reader's
-      // `consumed`, the root's look at it before it reuses the slot). 2 ranks, near hand-offs:
-      // 1 MiB through the pipelines in 59-62 us; this 57, the larger copy with one hand-off a
-      // chunk 31 (docs/results/2026-12-07-pair-bcast).
-      return b * (in + out) + 3 * chunks(bytes, chunk) * p.handoff_cost_ns();
+      // A reader's copy out overlaps the root's copy in but for the first chunk, which nothing
+      // overlaps and which the root writes over lines its reader may still hold (a short
+      // stream comes back to its slots after the reader took less than a ring): that chunk at
+      // the handed write's small figure. 2 ranks, near hand-offs, through the pipelines:
+      // 64 KiB 6.1-6.7 us (this 9.4, with the over-ring figure 3.3), 1 MiB 35-38 (this 37);
+      // single copy 4.0 and 40 (docs/results/2026-12-07-pair-bcast).
+      return std::max(b * in, b * out) + static_cast<double>(std::min(bytes, chunk)) * p.handed_write() +
+             chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllreduce:
       return b * in + (n - 1.0) / n * b * out + 2 * chunks(bytes / n + 1, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllgather:

@@ -132,8 +132,9 @@ constexpr int64_t kNeverBytes = int64_t{1} << 50;
 //              cores shared, ring_wait_ns per chunk of its stream past its ring; single
 //              copy: (n-1)·B CMA reads + its own block copied + one post and one done hand-off
 //              + a system call per peer
-//   bcast      pipelines: B handed in (the root) + B handed out (a reader): the two run over
-//              the same lines at once and add up, + three hand-offs per chunk; single copy: B read + post and done (2 ranks: B/2, read by the reader
+//   bcast      pipelines: the larger of B handed in (the root) and B handed out (a reader),
+//              + the first chunk, which nothing overlaps, written over lines just read (the
+//              handed write's small figure), + a hand-off per chunk; single copy: B read + post and done (2 ranks: B/2, read by the reader
 //              while the root writes the rest, + the reader's post)
 //   allreduce  pipelines: V handed in + (n-1)/n·V handed out + a hand-off per chunk of a
 //              segment in each phase; single copy: 2(n-1)/n·V read (segments to fold, finished

@@ -75,6 +75,10 @@ struct NodeShm {
   // the sizes at which single copy is predicted faster than the pipelines.
   NodeProfile profile;
   SingleCopySizes single_copy[kLargeCollectives];
+  // Collectives so far other than barriers, and the slots the rings turn by for each of them
+  // in the pipelined collective under way (ring_slot): the same on every rank.
+  uint64_t ring_turns = 0;
+  uint64_t ring_stride = 1;
 };
 
 namespace {
@@ -581,6 +585,7 @@ void publish(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes = 0) {
 uint64_t start(NodeShm& s, NodeShm::Last kind = NodeShm::Last::kOther, int root = 0) {
   s.last = kind;
   s.last_root = root;
+  if (kind != NodeShm::Last::kBarrier) ++s.ring_turns;
   return ++s.seq;
 }
 uint64_t start_rooted(NodeShm& s, int root) { return start(s, NodeShm::Last::kRooted, root); }
@@ -703,13 +708,22 @@ constexpr uint64_t kAllReaders = ~uint64_t{0};
 
 uint64_t stamp_of(uint64_t seq, uint64_t chunk) { return (seq << 24) | (chunk + 1); }
 
-// The ring slot of chunk `chunk` of collective `seq`: each collective starts kRingTurn slots
-// further on, so a short stream (a few chunks) does not rewrite the very lines its reader took
-// in the call before.
-constexpr uint64_t kRingTurn = 5;  // coprime with the power-of-two ring sizes: every slot in turn
-int ring_slot(const NodeShm& s, uint64_t seq, uint64_t chunk) {
-  return static_cast<int>((chunk + seq * kRingTurn) % static_cast<uint64_t>(s.region.pipe_chunks()));
+// The ring slot of chunk `chunk` of the pipelined collective under way. The rings turn by a
+// stream's length a collective (turn_rings), so back-to-back calls of one size lay their
+// streams end to end and a slot comes back only after its reader took a whole ring of other
+// chunks; before, every call turned 5 slots, and a 2-chunk stream came back onto its slots 3
+// calls later, its root writing over lines the reader still held. Barriers, which move no
+// data, do not turn them: with every other call a barrier (OSU's bcast loop) a one-chunk
+// stream went round half the slots (2 ranks, 64 KiB: 7.3-7.9 us, ...).
+void turn_rings(NodeShm& s, uint64_t stream_chunks) {
+  s.ring_stride = std::clamp<uint64_t>(stream_chunks, 1, static_cast<uint64_t>(s.region.pipe_chunks()));
 }
+int ring_slot(const NodeShm& s, uint64_t chunk) {
+  return static_cast<int>((chunk + s.ring_turns * s.ring_stride) % static_cast<uint64_t>(s.region.pipe_chunks()));
+}
+// A stream whose length not every rank knows (alltoallv's writers choose their own) turns by
+// this: coprime with the power-of-two ring sizes, so a one-chunk stream visits every slot.
+constexpr uint64_t kUnknownStreamTurn = 5;
 
 class PipeWriter {
  public:
@@ -721,20 +735,20 @@ class PipeWriter {
   uint64_t written() const { return next_; }
   // Where chunk written() goes, or nullptr while its ring slot is still being read.
   std::byte* try_claim() {
-    const int slot = ring_slot(s_, seq_, next_);
+    const int slot = ring_slot(s_, next_);
     const uint64_t old = s_.region.chunk_stamp(c_.rank, slot).load(std::memory_order_relaxed);
     if (old != 0 && !read_by_all(old)) return nullptr;
     return s_.region.chunk(c_.rank, slot);
   }
   void commit() {
-    const int slot = ring_slot(s_, seq_, next_);
+    const int slot = ring_slot(s_, next_);
     s_.region.chunk_stamp(c_.rank, slot).store(stamp_of(seq_, next_), std::memory_order_release);
     ++next_;
   }
   // The rank that has yet to read the chunk of this collective in the slot try_claim() wants,
   // or -1 (the slot is free, or holds an older collective's chunk).
   int blocking_reader() const {
-    const int slot = ring_slot(s_, seq_, next_);
+    const int slot = ring_slot(s_, next_);
     const uint64_t old = s_.region.chunk_stamp(c_.rank, slot).load(std::memory_order_relaxed);
     if (old == 0 || (old >> 24) < seq_) return -1;
     const uint64_t reader = reader_of_((old & 0xffffff) - 1);
@@ -792,7 +806,7 @@ int pipe_agreement(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, int e
 
 // Chunk `chunk` of `writer`'s stream in collective `seq` when it is there, else nullptr.
 const std::byte* pipe_chunk(const NodeShm& s, int writer, uint64_t seq, uint64_t chunk) {
-  const int slot = ring_slot(s, seq, chunk);
+  const int slot = ring_slot(s, chunk);
   if (s.region.chunk_stamp(writer, slot).load(std::memory_order_acquire) != stamp_of(seq, chunk)) return nullptr;
   return s.region.chunk(writer, slot);
 }
@@ -980,6 +994,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   constexpr int64_t kInlineBytes = static_cast<int64_t>(NodeCollectiveRegion::kInlineBytes);
   const char* func = "xmsg_alltoallv";
   const uint64_t seq = start(s);
+  s.ring_stride = kUnknownStreamTurn;
   const int n = c.size, me = c.rank;
   const int64_t slot_bytes = static_cast<int64_t>(s.region.slot_bytes());
   const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
@@ -1467,6 +1482,7 @@ int shm_bcast_pipe(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root) 
   const uint64_t seq = start_rooted(s, root);
   const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
   const uint64_t chunks = static_cast<uint64_t>(chunks_for(bytes, chunk));
+  turn_rings(s, chunks);
   int e = XMSG_SUCCESS;
   if (c.rank == root) {
     // Only the root posts (readers never wait for each other): a reader whose count differs
@@ -1520,6 +1536,7 @@ int shm_alltoall_pipe(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64
   const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
   const uint64_t per_block = static_cast<uint64_t>(chunks_for(block, chunk));
   const uint64_t total = per_block * static_cast<uint64_t>(n - 1);
+  turn_rings(s, total);
   pipe_post(s, c, seq, block);
   PipeWriter out(s, c, seq, [=](uint64_t k) { return static_cast<uint64_t>((me + 1 + static_cast<int>(k / per_block)) % n); });
   std::vector<uint64_t> taken(static_cast<size_t>(n), 0);  // chunks taken from each writer
@@ -1620,6 +1637,7 @@ int pipe_reduce_gather(NodeShm& s, const Comm& c, const PipeJob& job) {
     return k;
   };
   const uint64_t my_phase1 = phase1_start(me, n), my_total = my_phase1 + (job.gather ? chunks_of(me) : 0);
+  turn_rings(s, phase1_start(0, n) + (job.gather ? chunks_of(0) : 0));  // rank 0's stream: all ranks know it
   pipe_post(s, c, seq, job.total_bytes);
   PipeWriter out(s, c, seq, [&, my_phase1](uint64_t k) {
     if (k >= my_phase1) return kAllReaders;
