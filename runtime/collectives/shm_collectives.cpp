@@ -714,7 +714,8 @@ uint64_t stamp_of(uint64_t seq, uint64_t chunk) { return (seq << 24) | (chunk + 
 // chunks; before, every call turned 5 slots, and a 2-chunk stream came back onto its slots 3
 // calls later, its root writing over lines the reader still held. Barriers, which move no
 // data, do not turn them: with every other call a barrier (OSU's bcast loop) a one-chunk
-// stream went round half the slots (2 ranks, 64 KiB: 7.3-7.9 us, ...).
+// stream went round half the slots. 2 ranks, near hand-offs, through the pipelines: bcast
+// 64 KiB 8.1-10.5 -> 5.9-6.7 us, 1 MiB 60-61 -> 33-38; alltoall 64 KiB 8.4-9.8 -> 6.5-8.1.
 void turn_rings(NodeShm& s, uint64_t stream_chunks) {
   s.ring_stride = std::clamp<uint64_t>(stream_chunks, 1, static_cast<uint64_t>(s.region.pipe_chunks()));
 }
