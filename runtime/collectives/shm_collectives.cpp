@@ -79,6 +79,10 @@ struct NodeShm {
   // in the pipelined collective under way (ring_slot): the same on every rank.
   uint64_t ring_turns = 0;
   uint64_t ring_stride = 1;
+  // Where this rank's last alltoallv stream ended in its ring: the next one starts there. An
+  // alltoallv writer's stream length is its own affair, so its readers find each block's first
+  // chunk in its table instead of from a turn every rank computes.
+  uint64_t alltoallv_stream_end = 0;
 };
 
 namespace {
@@ -722,15 +726,14 @@ void turn_rings(NodeShm& s, uint64_t stream_chunks) {
 int ring_slot(const NodeShm& s, uint64_t chunk) {
   return static_cast<int>((chunk + s.ring_turns * s.ring_stride) % static_cast<uint64_t>(s.region.pipe_chunks()));
 }
-// A stream whose length not every rank knows (alltoallv's writers choose their own) turns by
-// this: coprime with the power-of-two ring sizes, so a one-chunk stream visits every slot.
-constexpr uint64_t kUnknownStreamTurn = 5;
 
 class PipeWriter {
  public:
   // reader_of(chunk): the one rank that reads that chunk of our stream, or kAllReaders.
+  // `first`: the index of our first chunk (alltoallv's streams start where the last ended).
   template <class ReaderOf>
-  PipeWriter(NodeShm& s, const Comm& c, uint64_t seq, ReaderOf reader_of) : s_(s), c_(c), seq_(seq) {
+  PipeWriter(NodeShm& s, const Comm& c, uint64_t seq, ReaderOf reader_of, uint64_t first = 0)
+      : s_(s), c_(c), seq_(seq), next_(first) {
     reader_of_ = [reader_of](uint64_t chunk) { return reader_of(chunk); };
   }
   uint64_t written() const { return next_; }
@@ -995,7 +998,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   constexpr int64_t kInlineBytes = static_cast<int64_t>(NodeCollectiveRegion::kInlineBytes);
   const char* func = "xmsg_alltoallv";
   const uint64_t seq = start(s);
-  s.ring_stride = kUnknownStreamTurn;
+  s.ring_stride = 0;  // chunk k in slot k: our stream starts where our last one ended (below)
   const int n = c.size, me = c.rank;
   const int64_t slot_bytes = static_cast<int64_t>(s.region.slot_bytes());
   const int64_t chunk = static_cast<int64_t>(s.region.pipe_chunk_bytes());
@@ -1056,7 +1059,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   int64_t offset = mode == kInline ? inline_table_bytes : slot_start;
   std::vector<uint64_t> stream_start(mode == kPipelined ? static_cast<size_t>(n) + 1 : 0, 0);
   if (mode == kPipelined) {
-    uint64_t k = 0;
+    uint64_t k = s.alltoallv_stream_end;
     for (int step = 1; step < n; ++step) {
       const int d = (me + step) % n;
       stream_start[static_cast<size_t>(d)] = k;
@@ -1092,9 +1095,11 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       messages.send(block_at(sendbuf, sdispls[d], scounts[d]), scounts[d], d, kTag);
     }
   // Our own block, from the packed copy when single copy made one (one pass over the datatype
-  // instead of two). A pipelined writer copies it a chunk at a time in the passes that find no
-  // ring work, as shm_alltoall_pipe does, so it does not hold back our first chunk (2 ranks,
-  // 16-64 KiB: that copy first cost 1-1.7 us a call against the alltoall's same stream).
+  // instead of two). A pipelined writer whose stream is one chunk copies it a chunk at a time
+  // in the passes that find no ring work, as shm_alltoall_pipe does: its reader waits for that
+  // one chunk, which the copy would hold back (2 ranks, near hand-offs, 32-64 KiB: 6.8-10.6 ->
+  // 5.8-7.3 us). A longer stream's reader starts on its first chunk while the rest is written,
+  // and the copy first measured faster there (128-512 KiB: 10.1-11.6 against 12.6-13.6 us).
   const int64_t own_bytes = std::min(scounts[me], rcounts[me]);
   int64_t own_copied = 0;
   auto copy_own_piece = [&] {
@@ -1102,7 +1107,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
     copy_bytes(at(recvbuf, rdispls[me] + own_copied), at(readable, sdispls[me] + own_copied), len);
     own_copied += len;
   };
-  if (mode != kPipelined) {
+  if (mode != kPipelined || stream_start[static_cast<size_t>(n)] - s.alltoallv_stream_end > 1) {
     copy_bytes(at(recvbuf, rdispls[me]), at(readable, sdispls[me]), own_bytes);
     own_copied = own_bytes;
   }
@@ -1120,7 +1125,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
         if (k >= first && k < first + static_cast<uint64_t>(chunks_for(scounts[d], chunk))) return static_cast<uint64_t>(d);
       }
       return kAllReaders;
-    });
+    }, s.alltoallv_stream_end);
   const auto written = [&] { return out ? out->written() : 0; };
   int out_step = 1;
   int64_t out_offset = 0;
@@ -1235,6 +1240,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       copy_own_piece();
     return error != XMSG_SUCCESS || (complete == n && written() == total && own_copied == own_bytes);
   });
+  if (mode == kPipelined) s.alltoallv_stream_end = total % static_cast<uint64_t>(s.region.pipe_chunks());
   if (e == XMSG_SUCCESS) e = error;
   const int sent = messages.wait();
   if (e == XMSG_SUCCESS) e = sent;
