@@ -1250,16 +1250,17 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
 
 namespace {
 
-// Two ranks: the root, which would otherwise only wait, writes the second half into the
-// reader's buffer (process_vm_writev) while the reader reads the first, so both cores copy.
-// The reader posts its buffer (0: laid, it reads everything itself); the root says in its slot
-// whether its write went through, and the reader reads that half itself when it did not.
 // Where the reader's half ends: half the data rounded up to a page (each side pins whole pages).
 int64_t bcast_cma_split(int64_t bytes) {
   constexpr int64_t kPageBytes = 4096;
   return bytes >= 2 * kPageBytes ? (bytes / 2 + kPageBytes - 1) / kPageBytes * kPageBytes : bytes;
 }
 
+// Two ranks: the root, which would otherwise only wait, writes the second half into the
+// reader's buffer (process_vm_writev) while the reader reads the first, so both cores copy
+// (as the point-to-point split copy, docs/protocols.md). The reader posts its buffer (0: laid,
+// it reads everything itself); the root says in its slot whether its write went through, and
+// the reader reads that half itself when it did not.
 int shm_bcast_cma_pair(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root) {
   const char* func = "xmsg_bcast";
   const uint64_t seq = start_rooted(s, root);
