@@ -191,7 +191,7 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
   std::fprintf(stderr,
                "xmsg coll: comm %d rank 0/%d profile: hand-off %.0f ns with rank %d (%d NUMA node%s)%s, copy "
                "%.1f/%.1f GB/s (%s/%s), handed copy %.1f GB/s out/%.1f/%.1f in (%s/%s), single copy %s; single copy: bcast %s, "
-               "allreduce %s, alltoall %s, allgather %s\n",
+               "allreduce %s, alltoall %s, allgather %s, reduce_scatter %s\n",
                c.handle, c.size, p.sync_ns, p.partner, p.numa_nodes, p.numa_nodes == 1 ? "" : "s",
                p.shares_cores ? " (cores shared: not counted)" : "", gbps(p.copy_ns_per_byte),
                gbps(p.copy_at(kProfileLargeBytes)), size_text(kProfileSmallBytes).c_str(),
@@ -199,7 +199,7 @@ void trace_profile(const Comm& c, const NodeProfile& p, const SingleCopySizes si
                gbps(p.handed_write_over_ring()), size_text(kProfileSmallBytes).c_str(),
                size_text(p.handed_write_large_bytes > 0 ? p.handed_write_large_bytes : kProfileSmallBytes).c_str(), single_copy,
                range(sizes[0]).c_str(),
-               range(sizes[1]).c_str(), range(sizes[2]).c_str(), range(sizes[3]).c_str());
+               range(sizes[1]).c_str(), range(sizes[2]).c_str(), range(sizes[3]).c_str(), range(sizes[4]).c_str());
 }
 
 const Thresholds& thresholds() {
@@ -391,13 +391,15 @@ int run_reduce_scatter(const Comm& c, const void* sendbuf, void* recvbuf, const 
   int64_t total = 0;
   for (int j = 0; j < c.size; ++j) total += counts[j];
   const int64_t es = static_cast<int64_t>(op.elem_size), bytes = total * es;
-  // Allreduce's verdict: a reduce_scatter is its first phase, and the model's term for that phase
-  // alone (pipelines (n-1)/n V in and out, single copy (n-1)/n V read) chose single copy from
-  // 32 KiB with near hand-offs, where the pipelines measured 1.07-1.67x faster at 2 ranks and
-  // up to 2.7x at 4 (single copy's fold is a pass of its own; the pipelines fold from the
-  // chunk). Allreduce's keeps the pipelines there but at 128-512 KiB with 2 ranks, and takes
-  // single copy with far hand-offs, where it measured 2.5-4.8x faster than the pipelines.
-  const LargeLimits large = large_limits(c, LargeCollective::kAllreduce, thresholds().pipe_reduce_scatter_max,
+  // Allreduce's costs (LargeCollective::kReduceScatter): a reduce_scatter is its first phase,
+  // and the model's term for that phase alone (pipelines (n-1)/n V in and out, single copy
+  // (n-1)/n V read) chose single copy from 32 KiB with near hand-offs, where the pipelines
+  // measured 1.07-1.67x faster at 2 ranks and up to 2.7x at 4 (single copy's fold is a pass of
+  // its own; the pipelines fold from the chunk). Allreduce's keeps the pipelines there but at
+  // 128-512 KiB with 2 ranks, and takes single copy with far hand-offs, where it measured
+  // 2.5-4.8x faster than the pipelines. Unlike allreduce it keeps single copy past 2 ranks: it
+  // has no phase whose readers share pages (node_profile.cpp).
+  const LargeLimits large = large_limits(c, LargeCollective::kReduceScatter, thresholds().pipe_reduce_scatter_max,
                                          thresholds().cma_reduce_scatter_min);
   if (NodeShm* shm = op.commutative && bytes >= thresholds().pipe_reduce_scatter_min
                          ? pipe_for(c, bytes, large.pipelines(bytes))

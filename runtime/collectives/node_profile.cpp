@@ -96,6 +96,7 @@ double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t by
       return std::max(b * in, b * out) + static_cast<double>(std::min(bytes, chunk)) * p.handed_write() +
              chunks(bytes, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllreduce:
+    case LargeCollective::kReduceScatter:
       return b * in + (n - 1.0) / n * b * out + 2 * chunks(bytes / n + 1, chunk) * p.handoff_cost_ns();
     case LargeCollective::kAllgather:
       return b * p.copy_at(touched) + b * in + (n - 1) * b * out + chunks(bytes, chunk) * p.handoff_cost_ns();
@@ -116,6 +117,7 @@ double single_copy_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t
       if (n == 2) return b / 2 * p.cma_at(bytes) + cma_call_ns(p) + 3 * p.single_copy_wait_ns();
       return b * p.cma_at(bytes) + cma_call_ns(p) + 2 * p.single_copy_wait_ns();
     case LargeCollective::kAllreduce:
+    case LargeCollective::kReduceScatter:
       return 2 * peers / n * b * p.cma_at(bytes) + 2 * peers * cma_call_ns(p) + 4 * p.single_copy_wait_ns();
   }
   return 0;
@@ -130,7 +132,16 @@ SingleCopySizes single_copy_sizes(const NodeProfile& p, LargeCollective kind, in
   // took 10 against 17. The profile's one-reader CMA figure cannot see that; with more than
   // one reader bcast keeps the pipelines. So does allgather, whose n - 1 readers all read each
   // rank's one block (4 ranks, 64 KiB: 28.9 us against the pipelines' 23.8).
-  if ((kind == LargeCollective::kBcast || kind == LargeCollective::kAllgather) && n > 2) return sizes;
+  // So does allreduce, whose second phase has n - 1 readers of each finished segment: forced
+  // either way at 4, 8 and 16 ranks on 2 cores, 128 KiB-4 MiB, near and far hand-offs, the
+  // pipelines took 0.28-0.9 of single copy's time, where the model gave 16 ranks single copy
+  // from 128-512 KiB with far hand-offs (docs/results/2026-12-07-allreduce-readers). A
+  // reduce_scatter is the first phase alone (each rank reads its own segment of every peer):
+  // at 4 ranks, far, single copy took 0.55-0.8 of the pipelines' time, so it keeps the model.
+  if ((kind == LargeCollective::kBcast || kind == LargeCollective::kAllgather ||
+       kind == LargeCollective::kAllreduce) &&
+      n > 2)
+    return sizes;
   // Past kProfileLargeBytes both costs are linear in the size, so the verdict at the top of
   // the scan holds for every larger size.
   for (int64_t bytes = 4096; bytes < kNeverBytes; bytes <<= 1) {

@@ -113,8 +113,10 @@ int profile_partner(const int* numa_of_rank, int ranks);
 // Distinct known nodes among numa_of_rank (at least 1).
 int numa_nodes_spanned(const int* numa_of_rank, int ranks);
 
-enum class LargeCollective { kBcast, kAllreduce, kAlltoall, kAllgather };
-constexpr int kLargeCollectives = 4;
+// kReduceScatter: costed as allreduce (run_reduce_scatter says why), but not barred from single
+// copy where allreduce is (single_copy_sizes).
+enum class LargeCollective { kBcast, kAllreduce, kAlltoall, kAllgather, kReduceScatter };
+constexpr int kLargeCollectives = 5;
 
 // Bytes that never come (larger than any buffer).
 constexpr int64_t kNeverBytes = int64_t{1} << 50;
@@ -139,6 +141,7 @@ constexpr int64_t kNeverBytes = int64_t{1} << 50;
 //   allreduce  pipelines: V handed in + (n-1)/n·V handed out + a hand-off per chunk of a
 //              segment in each phase; single copy: 2(n-1)/n·V read (segments to fold, finished
 //              segments); the folds are the same in both and left out
+//   reduce_scatter as allreduce
 //   allgather  pipelines: B handed in (its block, once for all readers) + (n-1)·B handed out +
 //              its own block copied + a hand-off per chunk; single copy: as alltoall's
 double pipeline_ns(const NodeProfile& p, LargeCollective kind, int n, int64_t bytes, int64_t chunk);

@@ -19,7 +19,7 @@ namespace {
 
 constexpr int64_t kChunk = 64 << 10;
 constexpr auto kAll = {LargeCollective::kBcast, LargeCollective::kAllreduce, LargeCollective::kAlltoall,
-                       LargeCollective::kAllgather};
+                       LargeCollective::kAllgather, LargeCollective::kReduceScatter};
 
 NodeProfile profile(double sync_ns, double copy_gbps, double cma_gbps) {
   NodeProfile p;
@@ -86,8 +86,10 @@ TEST(NodeProfile, SlowPagePinningKeepsThePipelines) {
 // and out; allreduce at 2 ranks: V reads against 1.5 V copies) single copy takes the large
 // sizes once the system call is paid for. At 2 ranks a single-copy bcast splits the copy
 // between the reader and the root (each moves half), so it takes every size from a few chunks
-// on; with more readers of one buffer it is never taken; allreduce at 4-8 ranks saves less than the margin until the pipelines' hand-offs add up
-// (hundreds of MiB).
+// on; with more readers of one buffer it is never taken, nor is allreduce's past 2 ranks (its
+// second phase has n - 1 readers of each segment). A reduce_scatter, costed as allreduce but
+// without that phase, saves less than the margin at 4-8 ranks until the pipelines' hand-offs
+// add up (hundreds of MiB).
 TEST(NodeProfile, CheapPagePinningTakesSingleCopyForLargeSizes) {
   const NodeProfile p = profile(100, 20, 20);
   for (int n : {2, 4, 8}) {
@@ -104,7 +106,20 @@ TEST(NodeProfile, CheapPagePinningTakesSingleCopyForLargeSizes) {
     for (auto kind : kAll) expect_crossover_consistent(p, kind, n);
   }
   EXPECT_LE(single_copy_from(p, LargeCollective::kAllreduce, 2, kChunk), int64_t{4} << 20);
-  EXPECT_GE(single_copy_from(p, LargeCollective::kAllreduce, 4, kChunk), int64_t{64} << 20);
+  EXPECT_EQ(single_copy_from(p, LargeCollective::kReduceScatter, 2, kChunk),
+            single_copy_from(p, LargeCollective::kAllreduce, 2, kChunk));
+  EXPECT_GE(single_copy_from(p, LargeCollective::kReduceScatter, 4, kChunk), int64_t{64} << 20);
+}
+
+// Slow hand-offs make single copy the allreduce model's choice at 4 ranks; allreduce still
+// keeps the pipelines there and above (n - 1 readers of each finished segment), reduce_scatter
+// follows the model.
+TEST(NodeProfile, AllreducePastTwoRanksKeepsThePipelines) {
+  const NodeProfile p = profile(5000, 20, 15);
+  EXPECT_LT(single_copy_from(p, LargeCollective::kReduceScatter, 4, kChunk), kNeverBytes);
+  expect_crossover_consistent(p, LargeCollective::kReduceScatter, 4);
+  for (int n : {4, 8, 16}) EXPECT_EQ(single_copy_from(p, LargeCollective::kAllreduce, n, kChunk), kNeverBytes) << " n=" << n;
+  EXPECT_LT(single_copy_from(p, LargeCollective::kAllreduce, 2, kChunk), kNeverBytes);
 }
 
 // Slow hand-offs (ranks on two sockets, or waiting for a peer that shares the core: a few
