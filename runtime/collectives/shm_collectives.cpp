@@ -507,6 +507,7 @@ constexpr uint64_t kSizeMask = (uint64_t{1} << kSizeBits) - 1;
 uint64_t size_fingerprint(int64_t bytes) {
   return ((static_cast<uint64_t>(bytes) + 1) * 0x9E3779B97F4A7C15ull) >> (64 - kSizeBits);
 }
+uint64_t posted_word(uint64_t seq, int64_t bytes) { return (seq << kSizeBits) | size_fingerprint(bytes); }
 
 bool has_posted(NodeShm& s, int rank, uint64_t seq) {
   if ((s.region.posted(rank, seq).load(std::memory_order_acquire) >> kSizeBits) < seq) return false;
@@ -582,7 +583,7 @@ int claim_slot(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes, const cha
 // `bytes`: what this rank passed, for the readers' size check (same_size); collectives whose
 // ranks legitimately pass different sizes publish 0 and never check.
 void publish(NodeShm& s, const Comm& c, uint64_t seq, int64_t bytes = 0) {
-  s.region.posted(c.rank, seq).store((seq << kSizeBits) | size_fingerprint(bytes), std::memory_order_release);
+  s.region.posted(c.rank, seq).store(posted_word(seq, bytes), std::memory_order_release);
 }
 
 // Numbers the next collective through the region and remembers what it is.
@@ -597,6 +598,57 @@ uint64_t start_rooted(NodeShm& s, int root) { return start(s, NodeShm::Last::kRo
 int finish(NodeShm& s, const Comm& c, uint64_t seq, int error) {
   s.region.done(c.rank).store(seq, std::memory_order_release);
   return error;
+}
+
+// ---- stamped lines (NodeCollectiveRegion::StampedLine) ------------------------------------
+// Data just past the posted line's 56 bytes: the writer writes each line and stamps it with its
+// posted word; a reader takes the lines it needs once every one of them carries that word, one
+// transfer where the posted line and then the slot's data cost two.
+using StampedLine = NodeCollectiveRegion::StampedLine;
+constexpr int64_t kLinePayload = static_cast<int64_t>(NodeCollectiveRegion::kStampedPayload);
+// 2-rank alltoall, same-run A/B (docs/results/2026-12-07-stamped-lines): at 64 B (two lines)
+// 0.40-0.42 us against 0.50-0.51 with far hand-offs, 0.16-0.20 against 0.20-0.24 near; with
+// three to five lines (128-256 B) far still gained 4-11% but near lost 5-25%: the reader polls
+// every line while the writer fills them.
+constexpr int64_t kStampedMaxLines = 2;
+
+int64_t lines_for(int64_t bytes) { return (bytes + kLinePayload - 1) / kLinePayload; }
+
+bool stamped_fits(const NodeShm& s, int64_t bytes) {
+  const int64_t lines = lines_for(bytes);
+  return lines <= kStampedMaxLines && lines * 64 <= static_cast<int64_t>(s.region.slot_bytes());
+}
+
+// Each line whole, payload then stamp, before the next: a reader polling the line then takes it
+// from us once, not once for the payload and again for the stamp.
+void write_lines(StampedLine* lines, const std::byte* src, int64_t bytes, uint64_t word) {
+  for (int64_t l = 0; bytes > 0; ++l, src += kLinePayload, bytes -= kLinePayload) {
+    std::memcpy(lines[l].data, src, static_cast<size_t>(std::min(bytes, kLinePayload)));
+    lines[l].stamp.store(word, std::memory_order_release);
+  }
+}
+
+enum class Lines { kWaiting, kReady, kOtherSize };
+// Loads every stamp of the lines holding payload bytes [from, from + bytes) before judging any,
+// so the transfers of lines the writer just stamped overlap.
+Lines lines_state(const StampedLine* lines, int64_t from, int64_t bytes, uint64_t word) {
+  bool all = true, other = false;
+  for (int64_t l = from / kLinePayload, end = (from + bytes - 1) / kLinePayload; l <= end; ++l) {
+    const uint64_t w = lines[l].stamp.load(std::memory_order_acquire);
+    all &= w == word;
+    other |= (w >> kSizeBits) == (word >> kSizeBits) && w != word;
+  }
+  return other ? Lines::kOtherSize : all ? Lines::kReady : Lines::kWaiting;
+}
+
+void drain_lines(Dst dst, const StampedLine* lines, int64_t from, int64_t bytes) {
+  while (bytes > 0) {
+    const int64_t off = from % kLinePayload, n = std::min(bytes, kLinePayload - off);
+    copy_bytes(dst, Src(lines[from / kLinePayload].data + off), n);
+    dst = at(dst, n);
+    from += n;
+    bytes -= n;
+  }
 }
 
 // Folds every rank's vector in rank order: v0 op (v1 op (... op v(n-1))); associativity (MPI's
@@ -938,10 +990,21 @@ int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t bl
   // twice as large a block fits beside the posted counter at 2 ranks (one line to hand off),
   // and 8 B at 8 ranks. Peer d's block sits at index d, or d - 1 above us.
   const int64_t published = (n - 1) * block;
+  // Past the posted line's 56 bytes, stamped lines: a reader then waits for its block's lines
+  // themselves instead of for the posted line and then the data.
+  const bool stamped = published > kLinePayload && stamped_fits(s, published);
+  const uint64_t word = posted_word(seq, block);
   std::byte* slot = nullptr;
   if (int e = claim_slot(s, c, seq, published, func, &slot)) return finish(s, c, seq, e);
-  copy_bytes(slot, sendbuf, me * block);
-  copy_bytes(slot + me * block, at(sendbuf, (me + 1) * block), published - me * block);
+  if (stamped) {
+    std::byte staged[kStampedMaxLines * kLinePayload];
+    copy_bytes(staged, sendbuf, me * block);
+    copy_bytes(staged + me * block, at(sendbuf, (me + 1) * block), published - me * block);
+    write_lines(s.region.stamped(me, seq), staged, published, word);
+  } else {
+    copy_bytes(slot, sendbuf, me * block);
+    copy_bytes(slot + me * block, at(sendbuf, (me + 1) * block), published - me * block);
+  }
   publish(s, c, seq, block);
   copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
   // Take each peer's block as soon as that peer has posted, starting with the next rank up
@@ -952,19 +1015,37 @@ int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t bl
   char* have = n > 64 ? have_more.data() : have_inline;
   have[me] = 1;
   int mismatch = -1;
-  int e = wait_for(c, func, [&] {
-    for (int step = 1, from = me + 1; step < n; ++step, ++from) {
-      if (from == n) from = 0;  // (me + step) % n, without a division a poll
-      if (have[from] || !has_posted(s, from, seq)) continue;
-      if (!same_size(s, from, seq, block)) mismatch = from;
-      else
-        copy_bytes(at(recvbuf, from * block),
-                   s.region.data(from, seq, static_cast<size_t>(published)) + (me < from ? me : me - 1) * block, block);
-      have[from] = 1;
-      ++copied;
-    }
-    return copied == n;
-  });
+  auto take_stamped = [&](int from) {
+    const StampedLine* lines = s.region.stamped(from, seq);
+    const int64_t at_byte = (me < from ? me : me - 1) * block;
+    const Lines state = lines_state(lines, at_byte, block, word);
+    if (state == Lines::kWaiting) return false;
+    if (state == Lines::kOtherSize) mismatch = from;
+    else drain_lines(at(recvbuf, from * block), lines, at_byte, block);
+    s.seen_posted[static_cast<size_t>(from)] = std::max(s.seen_posted[static_cast<size_t>(from)], seq);
+    return true;
+  };
+  auto take_posted = [&](int from) {
+    if (!has_posted(s, from, seq)) return false;
+    if (!same_size(s, from, seq, block)) mismatch = from;
+    else
+      copy_bytes(at(recvbuf, from * block),
+                 s.region.data(from, seq, static_cast<size_t>(published)) + (me < from ? me : me - 1) * block, block);
+    return true;
+  };
+  int e = wait_for(
+      c, func,
+      [&] {
+        for (int step = 1, from = me + 1; step < n; ++step, ++from) {
+          if (from == n) from = 0;  // (me + step) % n, without a division a poll
+          if (have[from] || !(stamped ? take_stamped(from) : take_posted(from))) continue;
+          have[from] = 1;
+          ++copied;
+        }
+        return copied == n;
+      },
+      // A peer with another block size may never stamp our lines; its posted word says so.
+      [&] { return stamped ? size_disagreement(s, c, seq, block, func) : XMSG_SUCCESS; });
   if (e == XMSG_SUCCESS) s.all_posted = seq;
   if (e == XMSG_SUCCESS && mismatch >= 0) e = size_mismatch(c, mismatch, func);
   return finish(s, c, seq, e);

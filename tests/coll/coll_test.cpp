@@ -675,7 +675,8 @@ TEST(ReduceScatter, BadArgumentsAreRefused) {
 
 TEST(Alltoall, CountsAcrossAlgorithmsAndInPlace) {
   for (const auto& c : g_comms) {
-    for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{37}, int64_t{1000}, kMiB / c.size + 1}) {
+    // 20 and 60: a block in two stamped lines at 2 ranks, blocks across a line's end at 4
+    for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{20}, int64_t{37}, int64_t{60}, int64_t{1000}, kMiB / c.size + 1}) {
       for (bool in_place : {false, true}) {
         const int salt = static_cast<int>(count % 239) + in_place;
         std::vector<unsigned char> send(count * c.size), got(count * c.size, 0), want(count * c.size);

@@ -6,6 +6,9 @@
  *   allreduce        rank 0 four ints, rank 1 eight (both must fail)
  *   bcast-short      the root sends fewer than rank 1 expects; bcast-long more
  *   *-empty          one rank passes count 0, the other 4 (a rank whose every message is empty)
+ *   alltoall-lines   blocks of 16 ints (rank 0) against 20: at 2 ranks both sides' data in
+ *                    stamped lines; alltoall-lines-inline: 16 against 8 (rank 1's beside its
+ *                    posted counter, so rank 0's lines from it never come)
  *   gatherv-zero     rank 1 sends nothing, the root expects 4 from it
  *   scatterv-zero    the root sends nothing to rank 1, which expects 4
  *   allgatherv-zero  rank 0's recvcounts[1] is 0, rank 1 sends 4
@@ -66,6 +69,10 @@ int main(int argc, char** argv) {
   } else if (strcmp(op, "alltoall-empty") == 0) {
     const int n = rank == 0 ? 0 : 4;
     rc = MPI_Alltoall(in, n, MPI_INT, out, n, MPI_INT, w);
+  } else if (strncmp(op, "alltoall-lines", 14) == 0) {
+    int x[64] = {0}, y[64];
+    const int n = rank == 0 ? 16 : strcmp(op, "alltoall-lines") == 0 ? 20 : 8;
+    rc = MPI_Alltoall(x, n, MPI_INT, y, n, MPI_INT, w);
   } else if (strcmp(op, "gatherv-zero") == 0) {
     rc = MPI_Gatherv(in, rank == 1 ? 0 : 4, MPI_INT, out, rcounts, rdispls, MPI_INT, 0, w), must_fail = 0;
   } else if (strcmp(op, "scatterv-zero") == 0) {

@@ -66,7 +66,15 @@ class NodeCollectiveRegion {
     // its chunk of the result is final).
     std::atomic<uint64_t> stage;
   };
-  static_assert(sizeof(PostLine) == 64 && sizeof(RankControl) == kStride);
+  // A slot may instead hold its data as lines that each carry their own stamp (the writer's
+  // posted word for that collective): a reader polls every line it needs at once, so their
+  // transfers overlap, where data beside a separate posted line costs one transfer after another.
+  static constexpr size_t kStampedPayload = 56;
+  struct alignas(64) StampedLine {
+    std::atomic<uint64_t> stamp;
+    std::byte data[kStampedPayload];
+  };
+  static_assert(sizeof(PostLine) == 64 && sizeof(RankControl) == kStride && sizeof(StampedLine) == 64);
   static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared atomics must be address-free");
 
   NodeCollectiveRegion();
@@ -125,6 +133,10 @@ class NodeCollectiveRegion {
   std::byte* data(int rank, uint64_t seq, size_t bytes) const {
     if (bytes <= kInlineBytes) return control(rank).half[seq & 1].data;
     return slots_ + (2 * static_cast<size_t>(rank) + (seq & 1)) * slot_bytes_;
+  }
+  // `rank`'s slot for collective `seq` as stamped lines (slot_bytes() / 64 of them).
+  StampedLine* stamped(int rank, uint64_t seq) const {
+    return reinterpret_cast<StampedLine*>(slots_ + (2 * static_cast<size_t>(rank) + (seq & 1)) * slot_bytes_);
   }
 
  private:
