@@ -373,6 +373,8 @@ int run_allgather(const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
     if (NodeShm* shm = cma_for(c, block, large.cma_min))
       return traced(c, "allgather", "single-copy (CMA)", block) + shm_allgather_cma(*shm, c, sendbuf, recvbuf, block);
   }
+  if (NodeShm* shm = shm_for(c, block))
+    return traced(c, "allgather", "shared memory", block) + shm_allgather(*shm, c, sendbuf, recvbuf, block);
   if (sendbuf) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
   PostedSize posted(node_shm(c), c, block, "xmsg_allgather");  // as in run_bcast
   if (block < thresholds().allgather_large) return traced(c, "allgather", "bruck", block) + allgather_bruck(c, recvbuf, block);

@@ -326,6 +326,8 @@ int shm_bcast(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root);
 int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, int64_t count, const ReduceOp& op,
                int root, bool everyone);
 int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
+// sendbuf null: in place (this rank's block already in recvbuf).
+int shm_allgather(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block);
 // Pipelined variants for data larger than a slot: chunks stream through each writer's ring in
 // the region (copy in, copy out). allreduce: commutative ops only.
 int shm_bcast_pipe(NodeShm& s, const Comm& c, Dst buf, int64_t bytes, int root);

@@ -982,73 +982,118 @@ int shm_reduce(NodeShm& s, const Comm& c, const void* sendbuf, void* recvbuf, in
   return finish(s, c, seq, e);
 }
 
-int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
-  const char* func = "xmsg_alltoall";
-  const uint64_t seq = start(s);
-  const int n = c.size, me = c.rank;
-  // Only the peers' blocks are published (ours goes straight to recvbuf): (n - 1) blocks, so
-  // twice as large a block fits beside the posted counter at 2 ranks (one line to hand off),
-  // and 8 B at 8 ranks. Peer d's block sits at index d, or d - 1 above us.
-  const int64_t published = (n - 1) * block;
-  // Past the posted line's 56 bytes, stamped lines: a reader then waits for its block's lines
-  // themselves instead of for the posted line and then the data.
-  const bool stamped = published > kLinePayload && stamped_fits(s, published);
-  const uint64_t word = posted_word(seq, block);
-  std::byte* slot = nullptr;
-  if (int e = claim_slot(s, c, seq, published, func, &slot)) return finish(s, c, seq, e);
-  if (stamped) {
-    std::byte staged[kStampedMaxLines * kLinePayload];
-    copy_bytes(staged, sendbuf, me * block);
-    copy_bytes(staged + me * block, at(sendbuf, (me + 1) * block), published - me * block);
-    write_lines(s.region.stamped(me, seq), staged, published, word);
-  } else {
-    copy_bytes(slot, sendbuf, me * block);
-    copy_bytes(slot + me * block, at(sendbuf, (me + 1) * block), published - me * block);
+namespace {
+
+// ---- one-phase data through the slots (alltoall, allgather) --------------------------------
+// Where a writer's `published` bytes of collective `seq` travel: beside its posted counter (up
+// to 56 bytes), as stamped lines (up to two lines), else in its slot. `size` is what every
+// rank passed, for the readers' size check.
+struct SlotData {
+  int64_t published;
+  int64_t size;
+  uint64_t word;
+  bool stamped;
+};
+
+SlotData slot_data(const NodeShm& s, uint64_t seq, int64_t published, int64_t size) {
+  return {published, size, posted_word(seq, size), published > kLinePayload && stamped_fits(s, published)};
+}
+
+// Writes the concatenation of `pieces` (published bytes in all) as this rank's data and posts.
+void publish_data(NodeShm& s, const Comm& c, uint64_t seq, const SlotData& d, std::byte* slot,
+                  std::initializer_list<std::pair<Src, int64_t>> pieces) {
+  std::byte staged[kStampedMaxLines * kLinePayload];
+  std::byte* to = d.stamped ? staged : slot;
+  for (const auto& [src, bytes] : pieces) {
+    copy_bytes(to, src, bytes);
+    to += bytes;
   }
-  publish(s, c, seq, block);
-  copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
-  // Take each peer's block as soon as that peer has posted, starting with the next rank up
-  // (the order the pairwise algorithms use, so ranks do not all read one slot at once).
+  if (d.stamped) write_lines(s.region.stamped(c.rank, seq), staged, d.published, d.word);
+  publish(s, c, seq, d.size);
+}
+
+enum class Taken { kNotYet, kCopied, kOtherSize };
+// Bytes [at_byte, at_byte + bytes) of `from`'s published data into `dst`, once they are there.
+Taken take_data(NodeShm& s, int from, uint64_t seq, const SlotData& d, int64_t at_byte, int64_t bytes, Dst dst) {
+  if (d.stamped) {
+    const StampedLine* lines = s.region.stamped(from, seq);
+    const Lines state = lines_state(lines, at_byte, bytes, d.word);
+    if (state == Lines::kWaiting) return Taken::kNotYet;
+    s.seen_posted[static_cast<size_t>(from)] = std::max(s.seen_posted[static_cast<size_t>(from)], seq);
+    if (state == Lines::kOtherSize) return Taken::kOtherSize;
+    drain_lines(dst, lines, at_byte, bytes);
+    return Taken::kCopied;
+  }
+  if (!has_posted(s, from, seq)) return Taken::kNotYet;
+  if (!same_size(s, from, seq, d.size)) return Taken::kOtherSize;
+  copy_bytes(dst, s.region.data(from, seq, static_cast<size_t>(d.published)) + at_byte, bytes);
+  return Taken::kCopied;
+}
+
+// Takes from every peer (`take(from)` -> Taken) as soon as that peer has posted, starting with
+// the next rank up (the order the pairwise algorithms use, so ranks do not all read one slot at
+// once), and finishes the collective.
+template <class Take>
+int take_from_peers(NodeShm& s, const Comm& c, uint64_t seq, const SlotData& d, const char* func, Take&& take) {
+  const int n = c.size, me = c.rank;
   int copied = 1;
   char have_inline[64] = {};  // no allocation for the small communicators this path is for
   std::vector<char> have_more(n > 64 ? static_cast<size_t>(n) : 0, 0);
   char* have = n > 64 ? have_more.data() : have_inline;
   have[me] = 1;
   int mismatch = -1;
-  auto take_stamped = [&](int from) {
-    const StampedLine* lines = s.region.stamped(from, seq);
-    const int64_t at_byte = (me < from ? me : me - 1) * block;
-    const Lines state = lines_state(lines, at_byte, block, word);
-    if (state == Lines::kWaiting) return false;
-    if (state == Lines::kOtherSize) mismatch = from;
-    else drain_lines(at(recvbuf, from * block), lines, at_byte, block);
-    s.seen_posted[static_cast<size_t>(from)] = std::max(s.seen_posted[static_cast<size_t>(from)], seq);
-    return true;
-  };
-  auto take_posted = [&](int from) {
-    if (!has_posted(s, from, seq)) return false;
-    if (!same_size(s, from, seq, block)) mismatch = from;
-    else
-      copy_bytes(at(recvbuf, from * block),
-                 s.region.data(from, seq, static_cast<size_t>(published)) + (me < from ? me : me - 1) * block, block);
-    return true;
-  };
   int e = wait_for(
       c, func,
       [&] {
         for (int step = 1, from = me + 1; step < n; ++step, ++from) {
           if (from == n) from = 0;  // (me + step) % n, without a division a poll
-          if (have[from] || !(stamped ? take_stamped(from) : take_posted(from))) continue;
+          if (have[from]) continue;
+          const Taken t = take(from);
+          if (t == Taken::kNotYet) continue;
+          if (t == Taken::kOtherSize) mismatch = from;
           have[from] = 1;
           ++copied;
         }
         return copied == n;
       },
-      // A peer with another block size may never stamp our lines; its posted word says so.
-      [&] { return stamped ? size_disagreement(s, c, seq, block, func) : XMSG_SUCCESS; });
+      // A peer with another size may never stamp our lines; its posted word says so.
+      [&] { return d.stamped ? size_disagreement(s, c, seq, d.size, func) : XMSG_SUCCESS; });
   if (e == XMSG_SUCCESS) s.all_posted = seq;
   if (e == XMSG_SUCCESS && mismatch >= 0) e = size_mismatch(c, mismatch, func);
   return finish(s, c, seq, e);
+}
+
+}  // namespace
+
+int shm_alltoall(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
+  const char* func = "xmsg_alltoall";
+  const uint64_t seq = start(s);
+  const int me = c.rank;
+  // Only the peers' blocks are published (ours goes straight to recvbuf): (n - 1) blocks, so
+  // twice as large a block fits beside the posted counter at 2 ranks (one line to hand off),
+  // and 8 B at 8 ranks. Peer d's block sits at index d, or d - 1 above us.
+  const SlotData d = slot_data(s, seq, (c.size - 1) * block, block);
+  std::byte* slot = nullptr;
+  if (int e = claim_slot(s, c, seq, d.published, func, &slot)) return finish(s, c, seq, e);
+  publish_data(s, c, seq, d, slot, {{sendbuf, me * block}, {at(sendbuf, (me + 1) * block), d.published - me * block}});
+  copy_bytes(at(recvbuf, me * block), at(sendbuf, me * block), block);
+  return take_from_peers(s, c, seq, d, func, [&](int from) {
+    return take_data(s, from, seq, d, (me < from ? me : me - 1) * block, block, at(recvbuf, from * block));
+  });
+}
+
+// Each rank publishes its one block; every rank copies every peer's.
+int shm_allgather(NodeShm& s, const Comm& c, Src sendbuf, Dst recvbuf, int64_t block) {
+  const char* func = "xmsg_allgather";
+  const uint64_t seq = start(s);
+  const SlotData d = slot_data(s, seq, block, block);
+  std::byte* slot = nullptr;
+  if (int e = claim_slot(s, c, seq, block, func, &slot)) return finish(s, c, seq, e);
+  const Src mine = sendbuf ? sendbuf : Src(at(recvbuf, c.rank * block));
+  publish_data(s, c, seq, d, slot, {{mine, block}});
+  if (sendbuf) copy_bytes(at(recvbuf, c.rank * block), sendbuf, block);
+  return take_from_peers(s, c, seq, d, func,
+                         [&](int from) { return take_data(s, from, seq, d, 0, block, at(recvbuf, from * block)); });
 }
 
 // Counts differ per pair, so a rank cannot tell from its own counts how its peers' data will

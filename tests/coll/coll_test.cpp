@@ -586,7 +586,8 @@ TEST(Scatter, EveryRootCountAndInPlace) {
 
 TEST(Allgather, CountsInPlaceAndVariable) {
   for (const auto& c : g_comms) {
-    for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{37}, int64_t{3001}, kMiB / c.size + 1}) {
+    // 100: two stamped lines; 3001: a slot
+    for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{37}, int64_t{100}, int64_t{3001}, kMiB / c.size + 1}) {
       for (bool in_place : {false, true}) {
         const int salt = static_cast<int>(count % 241) + in_place;
         std::vector<unsigned char> send(count), got(count * c.size, 0), want(count * c.size);

@@ -6,6 +6,7 @@
  *   allreduce        rank 0 four ints, rank 1 eight (both must fail)
  *   bcast-short      the root sends fewer than rank 1 expects; bcast-long more
  *   *-empty          one rank passes count 0, the other 4 (a rank whose every message is empty)
+ *   allgather-lines  blocks of 16 ints (rank 0) against 14, both in stamped lines
  *   alltoall-lines   blocks of 16 ints (rank 0) against 20: at 2 ranks both sides' data in
  *                    stamped lines; alltoall-lines-inline: 16 against 8 (rank 1's beside its
  *                    posted counter, so rank 0's lines from it never come)
@@ -69,6 +70,9 @@ int main(int argc, char** argv) {
   } else if (strcmp(op, "alltoall-empty") == 0) {
     const int n = rank == 0 ? 0 : 4;
     rc = MPI_Alltoall(in, n, MPI_INT, out, n, MPI_INT, w);
+  } else if (strcmp(op, "allgather-lines") == 0) {
+    int y[64];
+    rc = MPI_Allgather(in, rank == 0 ? 16 : 14, MPI_INT, y, rank == 0 ? 16 : 14, MPI_INT, w);
   } else if (strncmp(op, "alltoall-lines", 14) == 0) {
     int x[64] = {0}, y[64];
     const int n = rank == 0 ? 16 : strcmp(op, "alltoall-lines") == 0 ? 20 : 8;
