@@ -134,7 +134,7 @@ SingleCopySizes single_copy_sizes(const NodeProfile& p, LargeCollective kind, in
   // rank's one block (4 ranks, 64 KiB: 28.9 us against the pipelines' 23.8).
   // So does allreduce, whose second phase has n - 1 readers of each finished segment: forced
   // either way at 4, 8 and 16 ranks on 2 cores, 128 KiB-4 MiB, near and far hand-offs, the
-  // pipelines took 0.28-0.9 of single copy's time, where the model gave 16 ranks single copy
+  // pipelines took 0.22-0.94 of single copy's time, where the model gave 16 ranks single copy
   // from 128-512 KiB with far hand-offs (docs/results/2026-12-07-allreduce-readers). A
   // reduce_scatter is the first phase alone (each rank reads its own segment of every peer):
   // at 4 ranks, far, single copy took 0.55-0.8 of the pipelines' time, so it keeps the model.
