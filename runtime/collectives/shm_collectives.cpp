@@ -1115,11 +1115,14 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
                   Dst recvbuf, const int64_t* rcounts, const int64_t* rdispls, const LargeLimits& large,
                   const char** how) {
   // kInline: data beside the table in the posted line's inline bytes (one line to hand off).
-  enum : uint64_t { kInline = 0, kSlot = 1, kSingleCopy = 2, kMessages = 3, kPipelined = 4 };
+  // kLines: as kInline, continued in a stamped line at the start of the slot (kept for it
+  // whenever the table is inline), which readers poll with the posted line.
+  enum : uint64_t { kInline = 0, kSlot = 1, kSingleCopy = 2, kMessages = 3, kPipelined = 4, kLines = 5 };
   static constexpr const char* kHow[] = {"shared memory, this writer: inline", "shared memory, this writer: slot",
                                          "shared memory, this writer: single copy (CMA)",
                                          "shared memory, this writer: messages",
-                                         "shared memory, this writer: pipelines"};
+                                         "shared memory, this writer: pipelines",
+                                         "shared memory, this writer: inline, two lines"};
   constexpr int kTag = kTagAlltoall + 67;
   constexpr int64_t kInlineBytes = static_cast<int64_t>(NodeCollectiveRegion::kInlineBytes);
   const char* func = "xmsg_alltoallv";
@@ -1144,15 +1147,18 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       if (d != me) k += chunks_for(scounts[d], chunk);
     return k;
   };
-  const int64_t slot_start = table_inline ? 0 : table_bytes;
+  // An inline table keeps the slot's first line for kLines.
+  const int64_t slot_start = table_inline ? 64 : table_bytes;
+  const uint64_t lines_word = posted_word(seq, 0);
   // Whether writers that send other than inline or through the slot leave their counts in the
   // slot (n and the slot size decide, so every reader knows).
   const bool counts_in_slot = slot_start + 8 * n <= slot_bytes;
   // Medium blocks take the pipelines wherever the alltoall's would (as messages they cost
   // more: docs/results/2026-12-06-profile-sizes).
   const int64_t inline_table_bytes = static_cast<int64_t>(sizeof(uint64_t)) + n;
-  const uint64_t mode = table_inline && inline_table_bytes + payload <= kInlineBytes ? kInline
-                        : slot_start + payload <= slot_bytes                   ? kSlot
+  const uint64_t mode = table_inline && inline_table_bytes + payload <= kInlineBytes       ? kInline
+                        : table_inline && inline_table_bytes + payload <= 2 * kInlineBytes ? kLines
+                        : slot_start + payload <= slot_bytes                             ? kSlot
                         : large.pipelines(largest) && counts_in_slot && stream_chunks() < (int64_t{1} << 23)
                             ? kPipelined
                         : largest >= large.cma_min                             ? kSingleCopy
@@ -1164,7 +1170,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   // readers poll that line, and every separate store into it would take it from them and give
   // it back (2 ranks, 64-512 B through the slot: 0.51-0.55 -> 0.35-0.44 us).
   std::byte* const posted_line = table_inline ? s.region.data(me, seq, static_cast<size_t>(kInlineBytes)) : nullptr;
-  alignas(8) std::byte table_here[kInlineBytes];
+  alignas(8) std::byte table_here[2 * kInlineBytes];  // kLines: the posted line's bytes, then the next line's
   std::byte* table = table_inline ? table_here : slot;
   // Single copy hands readers an address: a laid sendbuf is packed first (its stream, so the
   // displacements stay as they are).
@@ -1177,12 +1183,13 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
     readable = plain_for_peers(sendbuf, extent, staging);
   }
   const uint64_t head[2] = {mode, reinterpret_cast<uint64_t>(readable.ptr)};
-  std::memcpy(table, head, mode == kInline ? sizeof head[0] : sizeof head);
+  const bool byte_table = mode == kInline || mode == kLines;
+  std::memcpy(table, head, byte_table ? sizeof head[0] : sizeof head);
   // where(d): an offset into the inline bytes (kInline) or the slot (kSlot), the first chunk of
   // d's block in our stream (kPipelined), else sdispls[d]. The stream holds the blocks for
   // rank + 1, rank + 2, ... in that order.
-  std::byte* data = mode == kInline ? table : slot;
-  int64_t offset = mode == kInline ? inline_table_bytes : slot_start;
+  std::byte* data = byte_table ? table : slot;
+  int64_t offset = byte_table ? inline_table_bytes : slot_start;
   std::vector<uint64_t> stream_start(mode == kPipelined ? static_cast<size_t>(n) + 1 : 0, 0);
   if (mode == kPipelined) {
     uint64_t k = s.alltoallv_stream_end;
@@ -1195,7 +1202,7 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
   }
   for (int d = 0; d < n; ++d) {
     uint64_t where = static_cast<uint64_t>(sdispls[d]);
-    if ((mode == kInline || mode == kSlot) && d != me) {
+    if ((byte_table || mode == kSlot) && d != me) {
       where = static_cast<uint64_t>(offset);
       copy_bytes(data + offset, at(sendbuf, sdispls[d]), scounts[d]);
       offset += scounts[d];
@@ -1204,15 +1211,18 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
     // Readers check that we agree on their block's length (a stream's reader would wait for
     // chunks that never come, another take stale bytes): where the data does not give it away,
     // our counts sit in the unused part of the slot.
-    if (counts_in_slot && mode != kInline && mode != kSlot) std::memcpy(slot + slot_start + 8 * d, &scounts[d], sizeof scounts[d]);
-    if (mode == kInline) table[sizeof(uint64_t) + static_cast<size_t>(d)] = static_cast<std::byte>(where);
+    if (counts_in_slot && !byte_table && mode != kSlot) std::memcpy(slot + slot_start + 8 * d, &scounts[d], sizeof scounts[d]);
+    if (byte_table) table[sizeof(uint64_t) + static_cast<size_t>(d)] = static_cast<std::byte>(where);
     else std::memcpy(table + sizeof(uint64_t) * (2 + d), &where, sizeof where);
   }
   // Inline and slot data: blocks lie in destination order, so a block ends where the next one
   // starts; our own entry (which no reader needs) holds where the last one ends.
-  if (mode == kInline) table[sizeof(uint64_t) + static_cast<size_t>(me)] = static_cast<std::byte>(offset);
+  if (byte_table) table[sizeof(uint64_t) + static_cast<size_t>(me)] = static_cast<std::byte>(offset);
   if (mode == kSlot) std::memcpy(table + sizeof(uint64_t) * (2 + me), &offset, sizeof offset);
-  if (posted_line) std::memcpy(posted_line, table_here, static_cast<size_t>(mode == kInline ? offset : table_bytes));
+  if (mode == kLines) write_lines(s.region.stamped(me, seq), table_here + kInlineBytes, offset - kInlineBytes, lines_word);
+  if (posted_line)
+    std::memcpy(posted_line, table_here,
+                static_cast<size_t>(mode == kInline ? offset : mode == kLines ? kInlineBytes : table_bytes));
   publish(s, c, seq);
   Step messages(c);
   if (mode == kMessages)  // empty blocks too, so that a reader expecting data is answered
@@ -1286,6 +1296,9 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       int64_t& got = taken[peer];
       const int64_t len = rcounts[peer];
       if (got >= len && got >= 0) continue;
+      // Loaded before the posted line, and whatever the peer's mode, so that a kLines line
+      // travels with it (a stale word is taken again below).
+      uint64_t lines_stamp = got < 0 && table_inline ? s.region.stamped(peer, seq)->stamp.load(std::memory_order_acquire) : 0;
       if (got < 0 && !has_posted(s, peer, seq)) continue;
       const std::byte* their_slot = s.region.data(peer, seq, static_cast<size_t>(slot_bytes));
       const std::byte* their_table =
@@ -1295,7 +1308,8 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       // An inline table's entries are bytes (see the writer).
       auto entry = [&](int d) {
         uint64_t v = 0;
-        if (their_head[0] == kInline) v = static_cast<uint64_t>(their_table[sizeof(uint64_t) + static_cast<size_t>(d)]);
+        if (their_head[0] == kInline || their_head[0] == kLines)
+          v = static_cast<uint64_t>(their_table[sizeof(uint64_t) + static_cast<size_t>(d)]);
         else std::memcpy(&v, their_table + sizeof(uint64_t) * (2 + d), sizeof v);
         return v;
       };
@@ -1304,12 +1318,12 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       if (got < 0) got = 0;
       // What `peer` sends us (-1: not known), checked against what we expect once.
       int64_t theirs = -1;
-      if (first_look && (their_head[0] == kInline || their_head[0] == kSlot)) {
+      if (first_look && (their_head[0] == kInline || their_head[0] == kLines || their_head[0] == kSlot)) {
         int next = me + 1;
         if (next == peer) ++next;
         theirs = static_cast<int64_t>(entry(next < n ? next : peer) - where);
       } else if (first_look && counts_in_slot && their_head[0] != kMessages) {
-        std::memcpy(&theirs, their_slot + (table_inline ? 0 : table_bytes) + 8 * me, sizeof theirs);
+        std::memcpy(&theirs, their_slot + slot_start + 8 * me, sizeof theirs);
       }
       if (theirs >= 0 && theirs != len) {
         if (their_head[0] == kPipelined) {  // its chunks are counted per block: stop here
@@ -1335,6 +1349,20 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
         case kInline:
           copy_bytes(at(recvbuf, rdispls[peer]), their_table + where, take);
           break;
+        case kLines: {
+          // Its stamp was stored before the posted line we saw: a second load finds it.
+          const StampedLine* line = s.region.stamped(peer, seq);
+          if (lines_stamp != lines_word) lines_stamp = line->stamp.load(std::memory_order_acquire);
+          if (lines_stamp != lines_word) {
+            error = fail(XMSG_ERR_INTERNAL, "%s: rank %d's second line is not stamped for this call", func, peer);
+            break;
+          }
+          std::byte both[2 * kInlineBytes];
+          std::memcpy(both, their_table, static_cast<size_t>(kInlineBytes));
+          std::memcpy(both + kInlineBytes, line->data, static_cast<size_t>(kInlineBytes));
+          copy_bytes(at(recvbuf, rdispls[peer]), both + where, take);
+          break;
+        }
         case kSlot:
           copy_bytes(at(recvbuf, rdispls[peer]), their_slot + where, take);
           break;

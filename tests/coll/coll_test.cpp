@@ -741,6 +741,15 @@ TEST(Alltoall, VariableCounts) {
       };
       check_alltoallv(c, amount, 3, 1, 100000, 5000, "alltoallv large/small writers " + std::to_string(variant));
     }
+    // Small writers side by side: 2 (inline), 14-16 (2 ranks: the posted line continued in a
+    // second line) and 40 ints (+ d) a peer, rotating between calls.
+    for (int variant = 0; variant < 3; ++variant) {
+      auto amount = [&](int s, int d) {
+        static constexpr int64_t kBase[3] = {2, 14, 40};
+        return kBase[(s + variant) % 3] + d;
+      };
+      check_alltoallv(c, amount, 1, 2, 100000, 5000, "alltoallv small writers " + std::to_string(variant));
+    }
     // Ranks 0 and 1 exchange 40000 ints (+ d) both ways, every other pair 5: off the one-node
     // path ranks 0 and 1 take the pairwise form and the others the linear one, in one call.
     check_alltoallv(c, [](int s, int d) { return (s < 2 && d < 2 ? int64_t{40000} : int64_t{5}) + d; }, 2, 1, 100000,

@@ -7,6 +7,8 @@
  *   bcast-short      the root sends fewer than rank 1 expects; bcast-long more
  *   *-empty          one rank passes count 0, the other 4 (a rank whose every message is empty)
  *   allgather-lines  blocks of 16 ints (rank 0) against 14, both in stamped lines
+ *   alltoallv-lines  rank 0 sends rank 1 20 ints (its posted line continued in a second
+ *                    line), rank 1 expects 16
  *   alltoall-lines   blocks of 16 ints (rank 0) against 20: at 2 ranks both sides' data in
  *                    stamped lines; alltoall-lines-inline: 16 against 8 (rank 1's beside its
  *                    posted counter, so rank 0's lines from it never come)
@@ -73,6 +75,10 @@ int main(int argc, char** argv) {
   } else if (strcmp(op, "allgather-lines") == 0) {
     int y[64];
     rc = MPI_Allgather(in, rank == 0 ? 16 : 14, MPI_INT, y, rank == 0 ? 16 : 14, MPI_INT, w);
+  } else if (strcmp(op, "alltoallv-lines") == 0) {
+    int x[64] = {0}, y[64], sc[2] = {20, 20}, sd[2] = {0, 32}, rc2[2] = {20, 20}, rd[2] = {0, 32};
+    if (rank == 1) rc2[0] = 16;
+    rc = MPI_Alltoallv(x, sc, sd, MPI_INT, y, rc2, rd, MPI_INT, w), must_fail = 1;
   } else if (strncmp(op, "alltoall-lines", 14) == 0) {
     int x[64] = {0}, y[64];
     const int n = rank == 0 ? 16 : strcmp(op, "alltoall-lines") == 0 ? 20 : 8;
