@@ -509,9 +509,14 @@ uint64_t size_fingerprint(int64_t bytes) {
 }
 uint64_t posted_word(uint64_t seq, int64_t bytes) { return (seq << kSizeBits) | size_fingerprint(bytes); }
 
+// `rank` started collective `seq` (so it reads nothing of seq - 2 any more: claim_slot).
+void saw_posted(NodeShm& s, int rank, uint64_t seq) {
+  s.seen_posted[static_cast<size_t>(rank)] = std::max(s.seen_posted[static_cast<size_t>(rank)], seq);
+}
+
 bool has_posted(NodeShm& s, int rank, uint64_t seq) {
   if ((s.region.posted(rank, seq).load(std::memory_order_acquire) >> kSizeBits) < seq) return false;
-  s.seen_posted[static_cast<size_t>(rank)] = std::max(s.seen_posted[static_cast<size_t>(rank)], seq);
+  saw_posted(s, rank, seq);
   return true;
 }
 
@@ -616,7 +621,8 @@ int64_t lines_for(int64_t bytes) { return (bytes + kLinePayload - 1) / kLinePayl
 
 bool stamped_fits(const NodeShm& s, int64_t bytes) {
   const int64_t lines = lines_for(bytes);
-  return lines <= kStampedMaxLines && lines * 64 <= static_cast<int64_t>(s.region.slot_bytes());
+  return lines <= kStampedMaxLines &&
+         lines * static_cast<int64_t>(sizeof(StampedLine)) <= static_cast<int64_t>(s.region.slot_bytes());
 }
 
 // Each line whole, payload then stamp, before the next: a reader polling the line then takes it
@@ -996,7 +1002,8 @@ struct SlotData {
 };
 
 SlotData slot_data(const NodeShm& s, uint64_t seq, int64_t published, int64_t size) {
-  return {published, size, posted_word(seq, size), published > kLinePayload && stamped_fits(s, published)};
+  const bool beside_counter = published <= static_cast<int64_t>(NodeCollectiveRegion::kInlineBytes);
+  return {published, size, posted_word(seq, size), !beside_counter && stamped_fits(s, published)};
 }
 
 // Writes the concatenation of `pieces` (published bytes in all) as this rank's data and posts.
@@ -1019,7 +1026,7 @@ Taken take_data(NodeShm& s, int from, uint64_t seq, const SlotData& d, int64_t a
     const StampedLine* lines = s.region.stamped(from, seq);
     const Lines state = lines_state(lines, at_byte, bytes, d.word);
     if (state == Lines::kWaiting) return Taken::kNotYet;
-    s.seen_posted[static_cast<size_t>(from)] = std::max(s.seen_posted[static_cast<size_t>(from)], seq);
+    saw_posted(s, from, seq);
     if (state == Lines::kOtherSize) return Taken::kOtherSize;
     drain_lines(dst, lines, at_byte, bytes);
     return Taken::kCopied;
