@@ -1303,9 +1303,10 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
       int64_t& got = taken[peer];
       const int64_t len = rcounts[peer];
       if (got >= len && got >= 0) continue;
-      // Loaded before the posted line, and whatever the peer's mode, so that a kLines line
-      // travels with it (a stale word is taken again below).
-      uint64_t lines_stamp = got < 0 && table_inline ? s.region.stamped(peer, seq)->stamp.load(std::memory_order_acquire) : 0;
+      // Touched before the posted line, whatever the peer's mode, only so that a kLines line
+      // travels with it (docs/results/2026-12-07-stamped-lines, section 3); its contents are
+      // read below, after the posted line, which orders them.
+      if (got < 0 && table_inline) (void)s.region.stamped(peer, seq)->stamp.load(std::memory_order_relaxed);
       if (got < 0 && !has_posted(s, peer, seq)) continue;
       const std::byte* their_slot = s.region.data(peer, seq, static_cast<size_t>(slot_bytes));
       const std::byte* their_table =
@@ -1357,13 +1358,9 @@ int shm_alltoallv(NodeShm& s, const Comm& c, Src sendbuf, const int64_t* scounts
           copy_bytes(at(recvbuf, rdispls[peer]), their_table + where, take);
           break;
         case kLines: {
-          // Its stamp was stored before the posted line we saw: a second load finds it.
+          // Written before the posted line we saw (write_lines, then publish), so complete:
+          // nobody rewrites it before we are done (claim_slot).
           const StampedLine* line = s.region.stamped(peer, seq);
-          if (lines_stamp != lines_word) lines_stamp = line->stamp.load(std::memory_order_acquire);
-          if (lines_stamp != lines_word) {
-            error = fail(XMSG_ERR_INTERNAL, "%s: rank %d's second line is not stamped for this call", func, peer);
-            break;
-          }
           std::byte both[2 * kInlineBytes];
           std::memcpy(both, their_table, static_cast<size_t>(kInlineBytes));
           std::memcpy(both + kInlineBytes, line->data, static_cast<size_t>(kInlineBytes));
