@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Largest size accepted by -m: counts are passed to MPI as int. */
@@ -77,7 +78,26 @@ static void print_usage(const struct osu_defaults *d)
         printf("  --malloc       buffers from plain malloc(), no alignment control (what an\n"
                "                 ordinary program gets); not with -O\n");
     }
+    printf("  --start-jitter MS\n"
+           "                 before the first size, each rank spins a random 0..MS ms (0..60000;\n"
+           "                 default 0): with other load on the node, a rank is preempted at\n"
+           "                 about the same time into every run, so without it the same size\n"
+           "                 loses a scheduler slice round after round\n");
     printf("  -h, --help     this help\n");
+}
+
+/* Busy, not asleep: the point is to move where this rank's scheduler slices fall relative to
+ * the sizes, and a sleeping rank gives its slice away instead of using it up. */
+static void spin_random_ms(int max_ms)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    unsigned seed = (unsigned)now.tv_nsec ^ ((unsigned)getpid() << 16);
+    const double ms = max_ms * ((double)rand_r(&seed) / RAND_MAX);
+    const double end = now.tv_sec * 1e3 + now.tv_nsec / 1e6 + ms;
+    do
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    while (now.tv_sec * 1e3 + now.tv_nsec / 1e6 < end);
 }
 
 static int bad_argument(int rank, const char *flag, const char *value, const char *expected)
@@ -102,6 +122,7 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
     o->full = 0;
     o->buffer_offset = 0;
     o->use_malloc = 0;
+    o->start_jitter_ms = 0;
     int offset_given = 0;
     char offset_expected[64];
     snprintf(offset_expected, sizeof offset_expected, "bytes in 0..%zu", page_size() - 1);
@@ -134,6 +155,15 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
                     return bad_argument(rank, "--buffer-offset", value, offset_expected);
                 o->buffer_offset = offset;
                 offset_given = 1;
+                continue;
+            }
+            if (len == strlen("start-jitter") && strncmp(long_name, "start-jitter", len) == 0) {
+                const char *value = long_name[len] == '=' ? long_name + len + 1
+                                    : (i + 1 < argc ? argv[++i] : NULL);
+                if (value == NULL)
+                    return bad_argument(rank, "--start-jitter", "", "milliseconds in 0..60000");
+                if (parse_positive_int(value, 1, &o->start_jitter_ms) != 0 || o->start_jitter_ms > 60000)
+                    return bad_argument(rank, "--start-jitter", value, "milliseconds in 0..60000");
                 continue;
             }
             if (rank == 0)
@@ -237,6 +267,8 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
     }
     buffers.offset = o->buffer_offset;
     buffers.use_malloc = o->use_malloc;
+    if (o->start_jitter_ms > 0)
+        spin_random_ms(o->start_jitter_ms);
     return 0;
 }
 
@@ -267,6 +299,8 @@ void osu_print_header(const struct osu_defaults *d, const struct osu_options *o,
         else
             printf("# Buffers: page-aligned, touched before timing\n");
     }
+    if (o->start_jitter_ms > 0)
+        printf("# Start: every rank spun a random 0-%d ms first (--start-jitter)\n", o->start_jitter_ms);
     switch (d->kind) {
     case OSU_PT2PT_LATENCY:
         printf("%-10s%*s\n", "# Size", OSU_FIELD_WIDTH, "Latency (us)");

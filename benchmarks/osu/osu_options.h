@@ -38,6 +38,7 @@ struct osu_options {
     size_t buffer_offset;  /* -O / --buffer-offset: bytes past a page boundary (default 0) */
     int use_malloc;        /* --malloc: buffers from plain malloc(), no alignment control */
     int threads;           /* -t: threads per rank (latency_mt; default 2) */
+    int start_jitter_ms;   /* --start-jitter: each rank spins a random 0..this ms first */
 };
 
 /* Returns 0 to run, 1 when the program should exit successfully (-h), -1 on a bad argument
