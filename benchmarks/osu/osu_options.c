@@ -100,6 +100,21 @@ static void spin_random_ms(int max_ms)
     while (now.tv_sec * 1e3 + now.tv_nsec / 1e6 < end);
 }
 
+/* Whether `long_name` (an argument past its "--") names option `name`, alone or as "name=value". */
+static int is_long_option(const char *long_name, size_t len, const char *name)
+{
+    return len == strlen(name) && strncmp(long_name, name, len) == 0;
+}
+
+/* The value of the long option `long_name` names: after its '=', else the next argument
+ * (consumed); NULL when there is none. */
+static const char *long_option_value(const char *long_name, size_t len, int argc, char **argv, int *i)
+{
+    if (long_name[len] == '=')
+        return long_name + len + 1;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
 static int bad_argument(int rank, const char *flag, const char *value, const char *expected)
 {
     if (rank == 0)
@@ -144,10 +159,8 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
                 o->use_malloc = 1;
                 continue;
             }
-            if (d->has_size && len == strlen("buffer-offset") &&
-                strncmp(long_name, "buffer-offset", len) == 0) {
-                const char *value = long_name[len] == '=' ? long_name + len + 1
-                                    : (i + 1 < argc ? argv[++i] : NULL);
+            if (d->has_size && is_long_option(long_name, len, "buffer-offset")) {
+                const char *value = long_option_value(long_name, len, argc, argv, &i);
                 size_t offset;
                 if (value == NULL)
                     return bad_argument(rank, "--buffer-offset", "", offset_expected);
@@ -157,9 +170,8 @@ int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults
                 offset_given = 1;
                 continue;
             }
-            if (len == strlen("start-jitter") && strncmp(long_name, "start-jitter", len) == 0) {
-                const char *value = long_name[len] == '=' ? long_name + len + 1
-                                    : (i + 1 < argc ? argv[++i] : NULL);
+            if (is_long_option(long_name, len, "start-jitter")) {
+                const char *value = long_option_value(long_name, len, argc, argv, &i);
                 if (value == NULL)
                     return bad_argument(rank, "--start-jitter", "", "milliseconds in 0..60000");
                 if (parse_positive_int(value, 1, &o->start_jitter_ms) != 0 || o->start_jitter_ms > 60000)

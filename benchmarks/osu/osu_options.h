@@ -43,7 +43,8 @@ struct osu_options {
 
 /* Returns 0 to run, 1 when the program should exit successfully (-h), -1 on a bad argument
  * (rank 0 has printed why). Every rank parses the same argv, so all ranks agree without
- * communicating. */
+ * communicating. With --start-jitter it spins its random time before returning 0: this is the
+ * one call every program makes before its first size. */
 int osu_parse_options(int argc, char **argv, int rank, const struct osu_defaults *d,
                       struct osu_options *o);
 
